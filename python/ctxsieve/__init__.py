@@ -9,14 +9,22 @@ from __future__ import annotations
 
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
+from ctxsieve.types import Budget, ContextItem, ScoredItem, Signals, Trace, TraceEntry, Window
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Budget",
     "BudgetExceededError",
     "ConfigError",
     "ContextError",
+    "ContextItem",
     "MissingExtraError",
+    "ScoredItem",
+    "Signals",
+    "Trace",
+    "TraceEntry",
+    "Window",
     "__version__",
     "backend",
 ]
