@@ -37,6 +37,7 @@ from typing import Any
 import xxhash
 
 from ctxsieve.kernels._unicode_tables import LOWER, SPACE_RANGES, WORD_RANGES
+from ctxsieve.kernels._unicode_tables import UNICODE_VERSION as UNICODE_VERSION
 
 SHINGLE_WORDS = 5
 
@@ -75,6 +76,12 @@ def check_str_list(name: str, values: list[Any]) -> list[str]:
         if not isinstance(v, str):
             raise TypeError(f"{name}[{i}]: expected str, got {_type_name(v)}")
     return values
+
+
+def check_str(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected str, got {_type_name(value)}")
+    return value
 
 
 def check_float_list(name: str, values: list[Any]) -> list[float]:
@@ -147,7 +154,7 @@ def lower(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    check_str_list("text", [text])
+    check_str("text", text)
     return _words(text)
 
 
@@ -157,7 +164,7 @@ def _words(text: str) -> list[str]:
 
 def shingle_hashes(text: str) -> list[int]:
     """Sorted, distinct xxh3-64 hashes of the text's 5-word shingles."""
-    check_str_list("text", [text])
+    check_str("text", text)
     return sorted(_shingle_set(text))
 
 
@@ -172,7 +179,7 @@ def _shingle_set(text: str) -> set[int]:
 
 
 def content_hash(text: str) -> int | None:
-    check_str_list("text", [text])
+    check_str("text", text)
     return _content_hash(text)
 
 
@@ -384,8 +391,9 @@ def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]:
     backreferences); the native kernel uses the Rust ``regex`` crate, linear in the text for any
     pattern, and accepts them.
     """
-    check_str_list("text", [text])
-    check_str_list("pattern", [pattern])
+    check_str("text", text)
+    check_str("pattern", pattern)
+    text, pattern = clean(text), clean(pattern)
     try:
         compiled = re.compile(pattern)
     except re.error as exc:
@@ -463,7 +471,7 @@ class Bm25Index:
         return len(self.lengths)
 
     def search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        check_str_list("query", [query])
+        check_str("query", query)
         n = len(self.lengths)
         k1, b = self.k1, self.b
         scores: dict[int, float] = {}

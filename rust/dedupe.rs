@@ -1,0 +1,209 @@
+//! Near-duplicate detection over 5-word shingles with an inverted index.
+//!
+//! Cost is linear in the total number of shingles plus the length of the posting lists walked:
+//! each visited item looks up its own shingles among the kept items only, never compares
+//! against every kept item. Shingling (the bulk of the work) runs on all cores with rayon; the
+//! index pass is sequential because each decision depends on what was kept before it.
+
+use crate::text::{content_hash, shingle_hashes};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Shingle hashes are already uniform 64-bit values: hash them by identity.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type IdentityMap<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
+
+pub struct Item<'a> {
+    pub text: &'a str,
+    /// Id bytes (UTF-8, or Python's surrogatepass form); compared bytewise = by code point.
+    pub id: &'a [u8],
+    pub score: f64,
+    pub pinned: bool,
+    pub history: bool,
+}
+
+pub struct Outcome {
+    /// For each item, the index of the kept item it duplicates, or -1.
+    pub duplicate_of: Vec<i64>,
+    pub visit_order: Vec<usize>,
+}
+
+/// Visit order: pinned first, then score descending, then id, then position.
+pub fn visit_order(items: &[Item]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&items[a], &items[b]);
+        y.pinned
+            .cmp(&x.pinned)
+            .then_with(|| {
+                y.score
+                    .partial_cmp(&x.score)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .then_with(|| x.id.cmp(y.id))
+            .then_with(|| a.cmp(&b))
+    });
+    order
+}
+
+pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
+    let n = items.len();
+    let order = visit_order(items);
+    let prepared: Vec<(Vec<u64>, Option<u64>)> = items
+        .par_iter()
+        .map(|it| {
+            if it.history {
+                (Vec::new(), None)
+            } else {
+                (shingle_hashes(it.text), content_hash(it.text))
+            }
+        })
+        .collect();
+
+    let total: usize = prepared.iter().map(|p| p.0.len()).sum();
+    let mut duplicate_of = vec![-1i64; n];
+    let mut visit_rank = vec![usize::MAX; n];
+    let mut by_id: HashMap<&[u8], usize> = HashMap::new();
+    let mut by_hash: IdentityMap<usize> = IdentityMap::default();
+    // postings as linked lists in one arena: head[shingle] -> entry, entry = (item, next)
+    let mut head: IdentityMap<u32> =
+        IdentityMap::with_capacity_and_hasher(total, Default::default());
+    let mut entries: Vec<(u32, u32)> = Vec::with_capacity(total);
+    let mut overlap = vec![0u32; n];
+    let mut touched: Vec<usize> = Vec::new();
+    const NIL: u32 = u32::MAX;
+
+    for (rank, &i) in order.iter().enumerate() {
+        let it = &items[i];
+        if it.history {
+            continue;
+        }
+        let (shingles, chash) = &prepared[i];
+        if !it.pinned {
+            let mut best: Option<usize> = None;
+            let consider = |k: usize, best: &mut Option<usize>| {
+                if best.is_none_or(|b| visit_rank[k] < visit_rank[b]) {
+                    *best = Some(k);
+                }
+            };
+            if let Some(&k) = by_id.get(it.id) {
+                consider(k, &mut best);
+            }
+            if let Some(h) = chash {
+                if let Some(&k) = by_hash.get(h) {
+                    consider(k, &mut best);
+                }
+            }
+            for s in shingles {
+                let mut e = head.get(s).copied().unwrap_or(NIL);
+                while e != NIL {
+                    let (k, next) = entries[e as usize];
+                    let k = k as usize;
+                    if overlap[k] == 0 {
+                        touched.push(k);
+                    }
+                    overlap[k] += 1;
+                    e = next;
+                }
+            }
+            for &k in &touched {
+                let smaller = shingles.len().min(prepared[k].0.len());
+                if overlap[k] as f64 / smaller as f64 >= threshold {
+                    consider(k, &mut best);
+                }
+                overlap[k] = 0;
+            }
+            touched.clear();
+            if let Some(k) = best {
+                duplicate_of[i] = k as i64;
+                continue;
+            }
+        }
+        visit_rank[i] = rank;
+        by_id.entry(it.id).or_insert(i);
+        if let Some(h) = chash {
+            by_hash.entry(*h).or_insert(i);
+        }
+        for &s in shingles {
+            let slot = head.entry(s).or_insert(NIL);
+            entries.push((i as u32, *slot));
+            *slot = (entries.len() - 1) as u32;
+        }
+    }
+    Outcome {
+        duplicate_of,
+        visit_order: order,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item<'a>(text: &'a str, id: &'a str, score: f64) -> Item<'a> {
+        Item {
+            text,
+            id: id.as_bytes(),
+            score,
+            pinned: false,
+            history: false,
+        }
+    }
+
+    #[test]
+    fn best_copy_survives() {
+        let long = "the refund window for the team plan is thirty days from purchase";
+        let items = [
+            item(long, "a", 0.2),
+            item(long, "b", 0.9),
+            item("shipping is free over fifty dollars", "c", 0.5),
+        ];
+        let out = dedupe(&items, 0.8);
+        assert_eq!(out.duplicate_of, vec![1, -1, -1]);
+        assert_eq!(out.visit_order, vec![1, 2, 0]);
+    }
+
+    #[test]
+    fn containment_uses_the_smaller_set() {
+        let big = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+        let part = "alpha beta gamma delta epsilon zeta eta";
+        let items = [item(big, "big", 0.9), item(part, "part", 0.5)];
+        assert_eq!(dedupe(&items, 0.8).duplicate_of, vec![-1, 0]);
+    }
+
+    #[test]
+    fn history_is_exempt_and_never_kept() {
+        let t = "one two three four five six seven";
+        let mut h = item(t, "h", 1.0);
+        h.history = true;
+        let items = [h, item(t, "x", 0.5), item(t, "y", 0.4)];
+        assert_eq!(dedupe(&items, 0.8).duplicate_of, vec![-1, -1, 1]);
+    }
+
+    #[test]
+    fn same_id_is_a_duplicate_and_blank_text_is_not() {
+        let items = [
+            item("", "a", 0.5),
+            item("", "b", 0.4),
+            item("something else", "a", 0.1),
+        ];
+        assert_eq!(dedupe(&items, 0.8).duplicate_of, vec![-1, -1, 0]);
+    }
+}

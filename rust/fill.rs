@@ -1,0 +1,209 @@
+//! The ScoredKnapsack budget fill (see `fill_budget` in the reference for the phases).
+
+use std::cmp::Ordering;
+
+pub const PINNED: u8 = 0;
+pub const MIN_ITEMS: u8 = 1;
+pub const SELECTED: u8 = 2;
+pub const DEPRECATED: u8 = 3;
+pub const BELOW_FLOOR: u8 = 4;
+pub const SOURCE_CAP: u8 = 5;
+pub const BUDGET: u8 = 6;
+const UNDECIDED: u8 = u8::MAX;
+
+pub struct Item<'a> {
+    pub tokens: u64,
+    pub score: f64,
+    pub source: usize,
+    pub pinned: bool,
+    pub deprecated: bool,
+    pub id: &'a [u8],
+}
+
+pub struct Options<'a> {
+    pub budget: u64,
+    pub beta: f64,
+    pub min_score: Option<f64>,
+    /// Token cap per source, `None` for no cap.
+    pub caps: &'a [Option<u64>],
+    pub min_items: &'a [u64],
+    pub include_deprecated: bool,
+}
+
+fn desc(a: f64, b: f64) -> Ordering {
+    b.partial_cmp(&a).unwrap_or(Ordering::Equal)
+}
+
+/// One reason code per item.
+pub fn fill(items: &[Item], opt: &Options) -> Vec<u8> {
+    let n = items.len();
+    let nsrc = opt.caps.len();
+    let mut st = State {
+        reasons: vec![UNDECIDED; n],
+        used: 0,
+        src_used: vec![0; nsrc],
+        src_count: vec![0; nsrc],
+    };
+
+    for (i, it) in items.iter().enumerate() {
+        if it.pinned {
+            st.take(items, i, PINNED);
+        }
+    }
+    if !opt.include_deprecated {
+        for (reason, it) in st.reasons.iter_mut().zip(items) {
+            if *reason == UNDECIDED && it.deprecated {
+                *reason = DEPRECATED;
+            }
+        }
+    }
+
+    let by_score = |&a: &usize, &b: &usize| {
+        desc(items[a].score, items[b].score)
+            .then_with(|| items[a].id.cmp(items[b].id))
+            .then_with(|| a.cmp(&b))
+    };
+    for s in 0..nsrc {
+        if opt.min_items[s] <= st.src_count[s] {
+            continue;
+        }
+        let mut best: Vec<usize> = (0..n)
+            .filter(|&i| items[i].source == s && st.reasons[i] == UNDECIDED)
+            .collect();
+        best.sort_by(by_score);
+        for i in best {
+            if st.src_count[s] >= opt.min_items[s] {
+                break;
+            }
+            if st.used.saturating_add(items[i].tokens) <= opt.budget {
+                st.take(items, i, MIN_ITEMS);
+            }
+        }
+    }
+
+    let value = |i: usize| {
+        if opt.beta == 0.0 {
+            items[i].score
+        } else {
+            items[i].score / (items[i].tokens.max(1) as f64).powf(opt.beta)
+        }
+    };
+    let mut rest: Vec<(f64, usize)> = (0..n)
+        .filter(|&i| st.reasons[i] == UNDECIDED)
+        .map(|i| (value(i), i))
+        .collect();
+    rest.sort_by(|&(va, a), &(vb, b)| {
+        desc(va, vb)
+            .then_with(|| items[a].id.cmp(items[b].id))
+            .then_with(|| a.cmp(&b))
+    });
+    for (_, i) in rest {
+        let it = &items[i];
+        let s = it.source;
+        if opt.min_score.is_some_and(|floor| it.score < floor) {
+            st.reasons[i] = BELOW_FLOOR;
+        } else if opt.caps[s].is_some_and(|cap| st.src_used[s].saturating_add(it.tokens) > cap) {
+            st.reasons[i] = SOURCE_CAP;
+        } else if st.used.saturating_add(it.tokens) > opt.budget {
+            st.reasons[i] = BUDGET;
+        } else {
+            st.take(items, i, SELECTED);
+        }
+    }
+    st.reasons
+}
+
+struct State {
+    reasons: Vec<u8>,
+    used: u64,
+    src_used: Vec<u64>,
+    src_count: Vec<u64>,
+}
+
+impl State {
+    fn take(&mut self, items: &[Item], i: usize, reason: u8) {
+        let (t, s) = (items[i].tokens, items[i].source);
+        self.reasons[i] = reason;
+        self.used = self.used.saturating_add(t);
+        self.src_used[s] = self.src_used[s].saturating_add(t);
+        self.src_count[s] += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(tokens: u64, score: f64, source: usize, id: &str) -> Item<'_> {
+        Item {
+            tokens,
+            score,
+            source,
+            pinned: false,
+            deprecated: false,
+            id: id.as_bytes(),
+        }
+    }
+
+    fn opts<'a>(budget: u64, caps: &'a [Option<u64>], min_items: &'a [u64]) -> Options<'a> {
+        Options {
+            budget,
+            beta: 0.0,
+            min_score: None,
+            caps,
+            min_items,
+            include_deprecated: false,
+        }
+    }
+
+    #[test]
+    fn skips_and_continues() {
+        let items = [
+            item(8, 0.9, 0, "a"),
+            item(5, 0.8, 0, "b"),
+            item(4, 0.7, 0, "c"),
+        ];
+        assert_eq!(
+            fill(&items, &opts(12, &[None], &[0])),
+            vec![SELECTED, BUDGET, SELECTED]
+        );
+    }
+
+    #[test]
+    fn caps_floor_and_minimums() {
+        let items = [
+            item(5, 0.9, 0, "a"),
+            item(5, 0.8, 0, "b"),
+            item(5, 0.1, 1, "c"),
+            item(1, 0.05, 1, "d"),
+        ];
+        let mut o = opts(100, &[Some(5), None], &[0, 1]);
+        o.min_score = Some(0.2);
+        // the minimum of source 1 takes its best item despite the floor; the rest is judged
+        assert_eq!(
+            fill(&items, &o),
+            vec![SELECTED, SOURCE_CAP, MIN_ITEMS, BELOW_FLOOR]
+        );
+    }
+
+    #[test]
+    fn pinned_and_deprecated() {
+        let mut p = item(3, 0.0, 0, "p");
+        p.pinned = true;
+        let mut d = item(1, 1.0, 0, "d");
+        d.deprecated = true;
+        let items = [p, d, item(1, 0.5, 0, "x")];
+        assert_eq!(
+            fill(&items, &opts(4, &[None], &[0])),
+            vec![PINNED, DEPRECATED, SELECTED]
+        );
+    }
+
+    #[test]
+    fn beta_prefers_density() {
+        let items = [item(100, 1.0, 0, "big"), item(10, 0.5, 0, "small")];
+        let mut o = opts(100, &[None], &[0]);
+        o.beta = 1.0;
+        assert_eq!(fill(&items, &o), vec![BUDGET, SELECTED]);
+    }
+}

@@ -1,0 +1,16 @@
+//! The native core of ctxsieve: plain Rust over slices and strings, no Python types.
+//!
+//! Each module mirrors a function of `python/ctxsieve/kernels/reference.py`, which is the
+//! specification; the PyO3 bindings live in `py.rs` behind the `python` feature so that
+//! `cargo test` runs without an interpreter.
+
+pub mod bm25;
+pub mod dedupe;
+pub mod fill;
+pub mod grep;
+pub mod order;
+pub mod text;
+pub mod unicode_tables;
+
+#[cfg(feature = "python")]
+mod py;
