@@ -1,0 +1,100 @@
+"""Text helpers shared by the backends: line-aligned chunking, query terms, record rows."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from ctxsieve import kernels
+from ctxsieve.stores.protocols import BlobChunk, Record
+
+# 1 Mi chars per chunk: large enough that a 10 MB grep is ten kernel calls, small enough that a
+# read of a few lines fetches one modest row.
+CHUNK_CHARS = 1 << 20
+# A query with more distinct words than this is cut: ranking cost grows with the terms and the
+# tail of a pasted paragraph adds noise, not recall.
+MAX_QUERY_TERMS = 32
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def clean(text: str) -> str:
+    """Lone surrogates (which no UTF-8 store accepts) become U+FFFD; other text is unchanged."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", text)
+    return text
+
+
+def iter_chunks(pieces: Iterable[str], chunk_chars: int = CHUNK_CHARS) -> Iterator[BlobChunk]:
+    """Cut a stream of text pieces into chunks of at most ``chunk_chars`` that end after a
+    newline (a line longer than a chunk is split across several).
+
+    Only the unfinished tail of the previous piece is ever copied, so one huge piece is sliced
+    in place and memory stays at one chunk beyond the caller's own string.
+
+    >>> [(c.first_line, c.text) for c in iter_chunks(["ab\\ncd", "e\\nf"], chunk_chars=4)]
+    [(0, 'ab\\n'), (1, 'cde\\n'), (2, 'f')]
+    """
+    if chunk_chars < 1:
+        raise ValueError(f"chunk_chars: must be >= 1, got {chunk_chars}")
+    seq = line = char = 0
+    buf = ""
+    pos = 0
+    for piece in pieces:
+        if not isinstance(piece, str):
+            raise TypeError(f"blob pieces must be str, got {type(piece).__name__}")
+        if pos < len(buf):
+            buf = buf[pos:] + piece
+        else:
+            buf = piece
+        pos = 0
+        while len(buf) - pos >= chunk_chars:
+            end = pos + chunk_chars
+            nl = buf.rfind("\n", pos, end)
+            cut = nl + 1 if nl >= 0 else end
+            text = clean(buf[pos:cut])
+            yield BlobChunk(seq, line, char, text)
+            seq += 1
+            line += text.count("\n")
+            char += len(text)
+            pos = cut
+    if pos < len(buf):
+        yield BlobChunk(seq, line, char, clean(buf[pos:]))
+
+
+def count_lines(chars: int, newlines: int, ends_with_newline: bool) -> int:
+    """Lines of a text: its newlines, plus one for an unterminated last line."""
+    if chars == 0:
+        return 0
+    return newlines + (0 if ends_with_newline else 1)
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct words of ``query`` in order, at most ``MAX_QUERY_TERMS``.
+
+    >>> query_terms("Refund refund POLICY?")
+    ['refund', 'policy']
+    """
+    return list(dict.fromkeys(kernels.words(query)))[:MAX_QUERY_TERMS]
+
+
+def indexed_text(record: Record) -> str:
+    """What search sees of a record: its text, then its tags."""
+    return record.text if not record.tags else record.text + "\n" + " ".join(record.tags)
+
+
+def check_limit(limit: object) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"limit: expected an int >= 0, got {limit!r}")
+    return limit
+
+
+def tags_to_json(tags: tuple[str, ...]) -> str:
+    return json.dumps(list(tags), ensure_ascii=False)
+
+
+def tags_from_json(raw: str | None) -> tuple[str, ...]:
+    return tuple(json.loads(raw)) if raw else ()

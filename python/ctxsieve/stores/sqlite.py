@@ -1,0 +1,334 @@
+"""The embedded default store: one SQLite file in WAL mode, FTS5 for search, no server.
+
+Every write is one ``BEGIN IMMEDIATE`` transaction, so a process killed mid-write loses only
+the transaction it had not committed; what a call acknowledged is on disk (WAL with
+``synchronous=NORMAL`` survives a process crash; pass ``synchronous=full`` in the URL to also
+survive power loss at the cost of an fsync per commit). Several processes may write the same
+file: SQLite serialises them and ``busy_timeout`` makes each wait its turn instead of failing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ctxsieve.stores._text import (
+    check_limit,
+    count_lines,
+    indexed_text,
+    query_terms,
+    tags_from_json,
+    tags_to_json,
+)
+from ctxsieve.stores.errors import StoreError, StoreUnavailableError
+from ctxsieve.stores.protocols import (
+    BlobChunk,
+    BlobInfo,
+    Hit,
+    Record,
+    SearchFilter,
+    check_collection,
+    check_id,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS blobs (
+    id TEXT PRIMARY KEY, chars INTEGER NOT NULL, lines INTEGER NOT NULL,
+    chunks INTEGER NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS blob_chunks (
+    blob_id TEXT NOT NULL, seq INTEGER NOT NULL, first_line INTEGER NOT NULL,
+    first_char INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (blob_id, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blob_chunks_line ON blob_chunks (blob_id, first_line);
+CREATE TABLE IF NOT EXISTS records (
+    rid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, scope TEXT NOT NULL,
+    position INTEGER NOT NULL, text TEXT NOT NULL, tags TEXT NOT NULL, tags_json TEXT NOT NULL,
+    audience TEXT NOT NULL, payload TEXT NOT NULL, created REAL NOT NULL,
+    UNIQUE (collection, id));
+CREATE INDEX IF NOT EXISTS records_scope ON records (collection, scope, position);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
+    text, tags, content='records', content_rowid='rid', tokenize='unicode61 remove_diacritics 0');
+CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
+    INSERT INTO records_fts (rowid, text, tags) VALUES (new.rid, new.text, new.tags); END;
+CREATE TRIGGER IF NOT EXISTS records_ad AFTER DELETE ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, text, tags) VALUES ('delete', old.rid, old.text, old.tags); END;
+CREATE TABLE IF NOT EXISTS snapshots (
+    id TEXT PRIMARY KEY, turn_id TEXT NOT NULL, call_index INTEGER NOT NULL,
+    payload TEXT NOT NULL, created REAL NOT NULL);
+"""
+
+_RECORD_COLS = "id, text, scope, position, tags_json, audience, payload, created"
+
+
+def _record(row: Sequence[Any]) -> Record:
+    return Record(
+        id=row[0],
+        text=row[1],
+        scope=row[2],
+        position=row[3],
+        tags=tags_from_json(row[4]),
+        audience=row[5],
+        payload=row[6],
+        created=row[7],
+    )
+
+
+class SQLiteStore:
+    """Blob, record and snapshot store in one SQLite file.
+
+    >>> import tempfile, os
+    >>> store = SQLiteStore(os.path.join(tempfile.mkdtemp(), "ctx.db"))
+    >>> store.load_snapshot(store.save_snapshot("turn-1", 0, "hello"))
+    'hello'
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "normal", busy_timeout: float = 30.0):
+        self.path = str(path)
+        self.url = "sqlite:///" + self.path
+        if synchronous.lower() not in ("normal", "full"):
+            raise ValueError(f"synchronous: must be 'normal' or 'full', got {synchronous!r}")
+        self._synchronous = synchronous.upper()
+        self._busy_ms = int(busy_timeout * 1000)
+        self._lock = threading.RLock()
+        self._pid = os.getpid()
+        self._conn = self._connect()
+
+    # -- connection -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            parent = Path(self.path).parent
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailableError(f"cannot create the directory of SQLite store {self.url}: {exc}") from exc
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            # one transaction, so processes opening a new file at once do not race on the DDL
+            conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+        except sqlite3.Error as exc:
+            raise StoreUnavailableError(f"cannot open SQLite store {self.url}: {exc}") from exc
+        return conn
+
+    def _db(self) -> sqlite3.Connection:
+        # A connection inherited through fork() must not be used by the child.
+        if os.getpid() != self._pid:
+            self._pid = os.getpid()
+            self._conn = self._connect()
+        return self._conn
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._db()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self.url}: cannot start a write: {exc}") from exc
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK")
+                raise StoreError(f"SQLite store {self.url}: commit failed: {exc}") from exc
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db().execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self.url}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    # -- blobs ------------------------------------------------------------------------------
+
+    def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        check_id("blob id", blob_id)
+        chars = newlines = n = 0
+        last = ""
+        try:
+            with self._write() as conn:
+                conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
+                conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,))
+                for c in chunks:
+                    conn.execute(
+                        "INSERT INTO blob_chunks VALUES (?, ?, ?, ?, ?)",
+                        (blob_id, n, c.first_line, c.first_char, c.text),
+                    )
+                    chars += len(c.text)
+                    newlines += c.text.count("\n")
+                    last = c.text[-1:] or last
+                    n += 1
+                info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
+                conn.execute(
+                    "INSERT INTO blobs VALUES (?, ?, ?, ?, ?)", (blob_id, info.chars, info.lines, n, info.created)
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite store {self.url}: cannot write blob {blob_id}: {exc}") from exc
+        return info
+
+    def blob_info(self, blob_id: str) -> BlobInfo | None:
+        check_id("blob id", blob_id)
+        rows = self._read("SELECT id, chars, lines, chunks, created FROM blobs WHERE id = ?", (blob_id,))
+        return BlobInfo(*rows[0]) if rows else None
+
+    def iter_blob(self, blob_id: str, from_line: int = 0) -> Iterator[BlobChunk]:
+        check_id("blob id", blob_id)
+        # the last chunk starting at or before the line holds its beginning, unless that chunk
+        # continues a long line split across chunks: then walk back to where the line began
+        start = self._read(
+            "SELECT coalesce(max(seq), 0), coalesce(max(first_line), 0) FROM blob_chunks"
+            " WHERE blob_id = ? AND first_line <= ?",
+            (blob_id, from_line),
+        )[0]
+        start, first_line = start[0], start[1]
+        while start > 0 and first_line == from_line:
+            prev = self._read(
+                "SELECT substr(text, -1) FROM blob_chunks WHERE blob_id = ? AND seq = ?", (blob_id, start - 1)
+            )
+            if not prev or prev[0][0] == "\n":
+                break
+            start -= 1
+        seq = start
+        while True:
+            rows = self._read(
+                "SELECT seq, first_line, first_char, text FROM blob_chunks WHERE blob_id = ? AND seq = ?",
+                (blob_id, seq),
+            )
+            if not rows:
+                return
+            yield BlobChunk(*rows[0])
+            seq += 1
+
+    def delete_blob(self, blob_id: str) -> bool:
+        check_id("blob id", blob_id)
+        with self._write() as conn:
+            conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
+            return conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,)).rowcount > 0
+
+    # -- records ----------------------------------------------------------------------------
+
+    def put_records(self, collection: str, records: Sequence[Record]) -> None:
+        check_collection(collection)
+        rows = []
+        for r in records:
+            check_id("record id", r.id)
+            rows.append(
+                (
+                    collection,
+                    r.id,
+                    r.scope,
+                    int(r.position),
+                    r.text,
+                    " ".join(r.tags),
+                    tags_to_json(r.tags),
+                    r.audience,
+                    r.payload,
+                    r.created or time.time(),
+                )
+            )
+        with self._write() as conn:
+            for row in rows:
+                # delete then insert (not REPLACE) so the FTS delete trigger sees the old row
+                conn.execute("DELETE FROM records WHERE collection = ? AND id = ?", (collection, row[1]))
+                conn.execute(
+                    "INSERT INTO records (collection, id, scope, position, text, tags, tags_json, audience,"
+                    " payload, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+
+    def get_record(self, collection: str, record_id: str) -> Record | None:
+        check_collection(collection)
+        check_id("record id", record_id)
+        rows = self._read(
+            f"SELECT {_RECORD_COLS} FROM records WHERE collection = ? AND id = ?", (collection, record_id)
+        )
+        return _record(rows[0]) if rows else None
+
+    def delete_record(self, collection: str, record_id: str) -> bool:
+        check_collection(collection)
+        check_id("record id", record_id)
+        with self._write() as conn:
+            cur = conn.execute("DELETE FROM records WHERE collection = ? AND id = ?", (collection, record_id))
+            return cur.rowcount > 0
+
+    def search_records(
+        self, collection: str, query: str, limit: int = 10, where: SearchFilter | None = None
+    ) -> list[Hit]:
+        check_collection(collection)
+        limit = check_limit(limit)
+        terms = query_terms(query)
+        if not terms or limit == 0:
+            return []
+        # each word as a quoted phrase: FTS5 syntax characters in the query cannot inject
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        sql = (
+            f"SELECT {', '.join('r.' + c.strip() for c in _RECORD_COLS.split(','))}, bm25(records_fts) AS rank"
+            " FROM records_fts JOIN records r ON r.rid = records_fts.rowid"
+            " WHERE records_fts MATCH ? AND r.collection = ?"
+        )
+        args: list[Any] = [match, collection]
+        if where is not None and where.scope is not None:
+            sql += " AND r.scope = ?"
+            args.append(where.scope)
+        if where is not None and where.audiences is not None:
+            auds = sorted(where.audiences)
+            if not auds:
+                return []
+            sql += f" AND r.audience IN ({', '.join('?' * len(auds))})"
+            args.extend(auds)
+        sql += " ORDER BY rank, r.id LIMIT ?"
+        args.append(limit)
+        # bm25() is lower-is-better; the protocol is higher-is-better
+        return [Hit(_record(row[:8]), -float(row[8])) for row in self._read(sql, args)]
+
+    def count_records(self, collection: str, scope: str | None = None) -> int:
+        check_collection(collection)
+        if scope is None:
+            return int(self._read("SELECT count(*) FROM records WHERE collection = ?", (collection,))[0][0])
+        rows = self._read("SELECT count(*) FROM records WHERE collection = ? AND scope = ?", (collection, scope))
+        return int(rows[0][0])
+
+    def index_text(self, record: Record) -> str:
+        return indexed_text(record)
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
+        if not isinstance(payload, str):
+            raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        snapshot_id = uuid.uuid4().hex
+        try:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?)",
+                    (snapshot_id, str(turn_id), int(call_index), payload, time.time()),
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite store {self.url}: cannot save snapshot: {exc}") from exc
+        return snapshot_id
+
+    def load_snapshot(self, snapshot_id: str) -> str | None:
+        if not isinstance(snapshot_id, str):
+            return None
+        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (snapshot_id,))
+        return rows[0][0] if rows else None
