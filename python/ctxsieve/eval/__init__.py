@@ -1,0 +1,1 @@
+"""The ctxsieve eval: labelled questions run through several context configurations."""
