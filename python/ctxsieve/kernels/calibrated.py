@@ -1,0 +1,219 @@
+"""The calibrated token estimator: one pass counts features, each feature costs fixed tokens.
+
+This module is the reference (the executable specification of the native
+``calibrated_estimate``) and the dispatcher: ``estimate_calibrated`` uses the native function
+when the native backend is live, else the reference.
+
+Features of a text (``FEATURES``, in this order), counted over its code points; a lone
+surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_other``:
+
+* ``doc``: 1 for a non-empty text (every non-empty text costs at least one token).
+* one class per code point: ``lower`` a-z, ``upper`` A-Z, ``digit`` 0-9, ``space`` a space not
+  after a space, ``space_repeat`` a space after a space (indentation), ``newline`` ``\\n``,
+  ``other_ws`` tab, CR, VT, FF, ``punct`` other printable ASCII, ``ctrl`` other ASCII controls and
+  DEL, ``u2`` U+0080-U+07FF, ``u3_kana`` U+3000-U+3FFF (CJK punctuation, kana), ``u3_cjk``
+  U+4000-U+9FFF (CJK ideographs), ``u3_other`` the rest of U+0800-U+FFFF, ``u4`` U+10000 and up.
+* events: ``word_start`` a word character (ASCII letter or ``u2``) not after one, or an upper
+  after a lower (camelCase splits); ``digit_run`` a digit not after a digit; ``punct_run`` a
+  ``punct`` not after one.
+* ``mixed_char``/``mixed_run``: an alphanumeric ASCII run ``[A-Za-z0-9]+`` of at least
+  ``MIXED_MIN`` characters holding both letters and digits (hex, base64, ids), which tokenizers
+  split finely, counts its characters in ``mixed_char`` and 1 in ``mixed_run`` *instead of* in
+  lower/upper/digit/word_start/digit_run.
+
+The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)`` with integer costs in
+thousandths of a token, so both backends compute it exactly in integers: no float summation
+order can make them disagree.
+
+>>> classify("Hi 42!")["word_start"], classify("getHTTPResponse")["word_start"]
+(1, 2)
+>>> estimate_reference(["", "abc"], [1000] + [0] * (len(FEATURES) - 1))
+[0, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxsieve.kernels.reference import check_str_list
+
+FEATURES = (
+    "doc",
+    "lower",
+    "upper",
+    "digit",
+    "space",
+    "space_repeat",
+    "newline",
+    "other_ws",
+    "punct",
+    "ctrl",
+    "u2",
+    "u3_kana",
+    "u3_cjk",
+    "u3_other",
+    "u4",
+    "word_start",
+    "digit_run",
+    "punct_run",
+    "mixed_char",
+    "mixed_run",
+)
+DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
+U2, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
+WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN = range(15, 20)
+NUM_FEATURES = len(FEATURES)
+SCALE = 1000
+MIXED_MIN = 6
+MAX_COST = 1_000_000  # a thousand tokens per unit: far above any real cost, keeps sums in u128
+
+
+def _ascii_class(b: int) -> int:
+    if 0x61 <= b <= 0x7A:
+        return LOWER
+    if 0x41 <= b <= 0x5A:
+        return UPPER
+    if 0x30 <= b <= 0x39:
+        return DIGIT
+    if b == 0x20:
+        return SPACE
+    if b == 0x0A:
+        return NEWLINE
+    if b in (0x09, 0x0B, 0x0C, 0x0D):
+        return OTHER_WS
+    if 0x21 <= b <= 0x7E:
+        return PUNCT
+    return CTRL
+
+
+_ASCII = [_ascii_class(b) for b in range(128)]
+
+
+def char_class(cp: int) -> int:
+    """The class of one code point (``SPACE`` before the space/space_repeat split)."""
+    if cp < 0x80:
+        return _ASCII[cp]
+    if cp < 0x800:
+        return U2
+    if cp < 0x10000:
+        if 0x3000 <= cp < 0x4000:
+            return U3_KANA
+        if 0x4000 <= cp < 0xA000:
+            return U3_CJK
+        return U3_OTHER
+    return U4
+
+
+def features(text: str) -> list[int]:
+    """The feature counts of one text, indexed like ``FEATURES``."""
+    f = [0] * NUM_FEATURES
+    if not text:
+        return f
+    f[DOC] = 1
+    prev = -1  # class of the previous code point, -1 at the start
+    # the pending alphanumeric ASCII run: its counts go to the regular features or to mixed_*
+    run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = 0
+
+    def flush() -> None:
+        nonlocal run_len, run_letters, run_digits, run_lower, run_upper, run_words, run_digit_runs
+        if run_len >= MIXED_MIN and run_letters and run_digits:
+            f[MIXED_CHAR] += run_len
+            f[MIXED_RUN] += 1
+        else:
+            f[LOWER] += run_lower
+            f[UPPER] += run_upper
+            f[DIGIT] += run_digits
+            f[WORD_START] += run_words
+            f[DIGIT_RUN] += run_digit_runs
+        run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = 0
+
+    for ch in text:
+        c = char_class(ord(ch))
+        if c == LOWER or c == UPPER or c == DIGIT:
+            run_len += 1
+            if c == DIGIT:
+                run_digits += 1
+                if prev != DIGIT:
+                    run_digit_runs += 1
+            else:
+                run_letters += 1
+                if c == LOWER:
+                    run_lower += 1
+                else:
+                    run_upper += 1
+                if not (prev == LOWER or prev == UPPER or prev == U2) or (c == UPPER and prev == LOWER):
+                    run_words += 1
+        else:
+            if run_len:
+                flush()
+            if c == SPACE:
+                f[SPACE_REPEAT if prev == SPACE else SPACE] += 1
+            elif c == U2:
+                f[U2] += 1
+                if not (prev == LOWER or prev == UPPER or prev == U2):
+                    f[WORD_START] += 1
+            elif c == PUNCT:
+                f[PUNCT] += 1
+                if prev != PUNCT:
+                    f[PUNCT_RUN] += 1
+            else:
+                f[c] += 1
+        prev = c
+    if run_len:
+        flush()
+    return f
+
+
+def classify(text: str) -> dict[str, int]:
+    """``features(text)`` by name."""
+    return dict(zip(FEATURES, features(text)))
+
+
+def check_costs(costs: list[Any]) -> list[int]:
+    """Costs are ``NUM_FEATURES`` ints in ``[0, MAX_COST]`` (the native side checks the same)."""
+    if len(costs) != NUM_FEATURES:
+        raise ValueError(f"costs: expected {NUM_FEATURES} items (one per feature), got {len(costs)}")
+    out = []
+    for i, c in enumerate(costs):
+        if isinstance(c, bool) or not isinstance(c, int):
+            raise TypeError(f"costs[{i}]: expected an int, got {type(c).__name__}")
+        if not 0 <= c <= MAX_COST:
+            raise ValueError(f"costs[{i}]: must be in [0, {MAX_COST}], got {c}")
+        out.append(c)
+    return out
+
+
+def estimate_reference(texts: list[Any], costs: list[Any]) -> list[int]:
+    """``ceil(sum(features * costs) / SCALE)`` per text, in exact integer arithmetic."""
+    check_str_list("texts", texts)
+    cs = check_costs(costs)
+    out = []
+    for t in texts:
+        total = sum(n * c for n, c in zip(features(t), cs))
+        out.append(-(-total // SCALE))
+    return out
+
+
+def features_batch(texts: list[Any]) -> list[list[int]]:
+    """``features`` of each text, natively when the native backend is live (used for fitting)."""
+    native = _native_fn("calibrated_features")
+    if native is not None:
+        return native(texts)  # type: ignore[no-any-return]
+    check_str_list("texts", texts)
+    return [features(t) for t in texts]
+
+
+def estimate_calibrated(texts: list[Any], costs: list[Any]) -> list[int]:
+    """The estimate on the live backend: native when loaded, else the reference."""
+    native = _native_fn("calibrated_estimate")
+    if native is not None:
+        return native(texts, costs)  # type: ignore[no-any-return]
+    return estimate_reference(texts, costs)
+
+
+def _native_fn(name: str) -> Any:
+    from ctxsieve import kernels
+
+    if kernels.backend() != "native":
+        return None
+    return getattr(kernels._impl, name, None)
