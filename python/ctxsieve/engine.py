@@ -1,0 +1,261 @@
+"""ContextEngine: gather candidates from every source, run the stages, return a Window.
+
+Sources run concurrently, each with a timeout; a source that raises, times out or proposes a
+malformed item is left out with the event ``source_error:<name>:<why>`` and the window is built
+from the rest. Everything after the gathering is a pure function of the candidates: the same
+candidates and the same policy give the same window, byte for byte.
+
+>>> from ctxsieve.sources import StaticSource
+>>> engine = ContextEngine([StaticSource("Answer briefly.", pinned=True)], budget=100)
+>>> engine.build_sync("hello").trace.entries[0].reason
+'pinned'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ctxsieve.errors import ConfigError
+from ctxsieve.sources.base import SourceConfig
+from ctxsieve.sources.history import HistorySource
+from ctxsieve.stages.calibrate import calibrate
+from ctxsieve.stages.candidates import Candidates
+from ctxsieve.stages.dedupe import dedupe
+from ctxsieve.stages.estimate import TokenEstimator
+from ctxsieve.stages.order import order
+from ctxsieve.stages.policies import POLICIES, Policy, ScoredKnapsack
+from ctxsieve.stages.render import stable_block, stable_prefix_hash
+from ctxsieve.stages.score import rescore
+from ctxsieve.stages.select import select
+from ctxsieve.types import LAYOUTS, Budget, ContextItem, Trace, Window, item_problem
+
+Gathered = tuple[list[list[ContextItem]], list[str]]
+
+
+class ContextEngine:
+    """One budget for every source, a trace for every item, an order built for the cache.
+
+    ``sources``: sources or ``SourceConfig``s (names must be unique). ``budget``: total tokens
+    (or a ``Budget``; per-source ``max_tokens``/``min_items`` are merged into it). ``policy``:
+    a ``Policy`` or one of ``"scored_knapsack"``, ``"fixed_slots"``, ``"everything"``.
+    ``tokenizer``: an estimator name, a ``list[str] -> list[int]`` callable, or an object with
+    ``count_batch``. ``scorer``: an optional ``LLMScorer``. ``layout``: ``"cache"`` or ``"seed"``.
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[Any],
+        *,
+        budget: int | Budget,
+        policy: Policy | str | None = None,
+        tokenizer: Any = "bytes/3",
+        scorer: Any = None,
+        layout: str = "cache",
+        dedupe_threshold: float | None = 0.8,
+        source_timeout: float = 5.0,
+    ):
+        self.configs = [s if isinstance(s, SourceConfig) else SourceConfig(s) for s in sources]
+        seen: set[str] = set()
+        for c in self.configs:
+            if c.name in seen:
+                raise ConfigError(f"duplicate source name {c.name!r}")
+            seen.add(c.name)
+        self.names = [c.name for c in self.configs]
+        self.budget = self._budget(budget)
+        self.policy = self._policy(policy)
+        if layout not in LAYOUTS:
+            raise ConfigError(f"layout: must be 'seed' or 'cache', got {layout!r}")
+        self.layout = layout
+        if dedupe_threshold is not None and not (
+            isinstance(dedupe_threshold, (int, float)) and 0 < dedupe_threshold <= 1
+        ):
+            raise ConfigError(f"dedupe_threshold: must be in (0, 1] or None, got {dedupe_threshold!r}")
+        self.dedupe_threshold = dedupe_threshold
+        if isinstance(source_timeout, bool) or not isinstance(source_timeout, (int, float)) or not source_timeout > 0:
+            raise ConfigError(f"source_timeout: must be > 0 seconds, got {source_timeout!r}")
+        self.source_timeout = float(source_timeout)
+        if scorer is not None and not callable(getattr(scorer, "score", None)):
+            raise ConfigError(f"scorer: needs an async score(query, texts) method, got {scorer!r}")
+        self.scorer = scorer
+        self.estimator = tokenizer if isinstance(tokenizer, TokenEstimator) else TokenEstimator(tokenizer)
+        self._weights = [float(c.weight) for c in self.configs]
+        self._modes = [c.mode for c in self.configs]
+
+    def _budget(self, budget: int | Budget) -> Budget:
+        base = budget if isinstance(budget, Budget) else Budget(budget)
+        caps, mins = dict(base.caps), dict(base.min_items)
+        for c in self.configs:
+            if c.max_tokens is not None:
+                caps[c.name] = c.max_tokens
+            if c.min_items is not None:
+                mins[c.name] = c.min_items
+            elif isinstance(c.source, HistorySource):
+                mins.setdefault(c.name, 1)  # the newest turn, always
+        return Budget(base.total, caps, {k: v for k, v in mins.items() if v})
+
+    @staticmethod
+    def _policy(policy: Policy | str | None) -> Policy:
+        if policy is None:
+            return ScoredKnapsack()
+        if isinstance(policy, str):
+            if policy not in POLICIES or policy == "fixed_slots":
+                known = "'scored_knapsack', 'everything' (fixed_slots needs shares: pass FixedSlots(...))"
+                raise ConfigError(f"policy: unknown policy {policy!r}; by name: {known}")
+            return POLICIES[policy]()  # type: ignore[no-any-return]
+        if not callable(getattr(policy, "select", None)):
+            raise ConfigError(f"policy: {policy!r} has no select(pool, budget) method")
+        return policy
+
+    # -- gathering -------------------------------------------------------------------------
+
+    def _start(self, query: str) -> tuple[list[Any], list[Any]]:
+        """Call every source: immediate results, and awaitables for the rest (or None)."""
+        results: list[Any] = [None] * len(self.configs)
+        pending: list[Any] = [None] * len(self.configs)
+        for k, c in enumerate(self.configs):
+            fn = c.source.candidates
+            if inspect.iscoroutinefunction(fn):
+                pending[k] = fn(query)
+            elif getattr(c.source, "blocking", True):
+                pending[k] = asyncio.to_thread(fn, query)
+            else:
+                try:
+                    out = fn(query)
+                except Exception as exc:  # a failing source degrades the window, never the build
+                    out = exc
+                if inspect.isawaitable(out):
+                    pending[k] = out
+                else:
+                    results[k] = out
+        return results, pending
+
+    async def _wait(self, k: int, awaitable: Any) -> Any:
+        timeout = self.configs[k].timeout or self.source_timeout
+        try:
+            return await asyncio.wait_for(awaitable, timeout)
+        except asyncio.TimeoutError:
+            return TimeoutError(f"timeout after {timeout:g}s")
+        except Exception as exc:
+            return exc
+
+    def _check(self, results: list[Any]) -> Gathered:
+        events: list[str] = []
+        lists: list[list[ContextItem]] = []
+        for name, out in zip(self.names, results):
+            items, why = _validate(name, out)
+            if why is not None:
+                events.append(f"source_error:{name}:{why}")
+            lists.append(items)
+        return lists, events
+
+    async def _settle(self, results: list[Any], pending: list[Any]) -> list[Any]:
+        waits = [self._wait(k, p) for k, p in enumerate(pending) if p is not None]
+        if not waits:
+            return results
+        done = iter(await asyncio.gather(*waits))
+        return [next(done) if p is not None else r for r, p in zip(results, pending)]
+
+    async def gather(self, query: str) -> Gathered:
+        """Every source's proposal (empty for a failed one) and the ``source_error`` events."""
+        results, pending = self._start(query)
+        return self._check(await self._settle(results, pending))
+
+    # -- the stages ------------------------------------------------------------------------
+
+    def _prepare(self, gathered: Gathered) -> Candidates:
+        lists = gathered[0]
+        items = [it for lst in lists for it in lst]
+        ranks = [k for k, lst in enumerate(lists) for _ in range(len(lst))]
+        cands = Candidates(items, ranks, self.names)
+        known = cands.tokens
+        if None in known:
+            todo = [i for i, t in enumerate(known) if t is None]
+            for i, n in zip(todo, self.estimator.count([cands.texts[i] for i in todo])):
+                known[i] = n
+        calibrate(cands, self._weights, self._modes)
+        return cands
+
+    def _complete(self, query: str, cands: Candidates, events: list[str], budget: Budget) -> Window:
+        dedupe(cands, self.dedupe_threshold)
+        included = select(cands, self.policy, budget)
+        ordered = order(cands, included)
+        items = [cands.items[i] for i in ordered]
+        scored = [cands.scored(i) for i in ordered]
+        stable = stable_block(items)
+        return Window(
+            query=query,
+            items=items,
+            scored=scored,
+            tokens_used=sum(s.tokens for s in scored),
+            budget=budget.total,
+            trace=Trace(events=events, columns=cands),
+            layout=self.layout,  # type: ignore[arg-type]
+            stable_prefix_hash=stable_prefix_hash(stable),
+            stable_prefix_tokens=self.estimator.count([stable])[0] if stable else 0,
+        )
+
+    def _budget_for(self, budget: int | None) -> Budget:
+        return self.budget if budget is None else Budget(budget, self.budget.caps, self.budget.min_items)
+
+    async def _build(self, query: str, results: list[Any], pending: list[Any], budget: Budget) -> Window:
+        lists, events = self._check(await self._settle(results, pending))
+        cands = self._prepare((lists, events))
+        if self.scorer is not None:
+            event = await rescore(cands, self.scorer, query)
+            if event is not None:
+                events.append(event)
+        return self._complete(query, cands, events, budget)
+
+    async def build(self, query: str, *, budget: int | None = None) -> Window:
+        """The window for ``query``; ``budget`` overrides the total for this build."""
+        b = self._budget_for(budget)
+        results, pending = self._start(query)
+        return await self._build(query, results, pending, b)
+
+    def build_sync(self, query: str, *, budget: int | None = None) -> Window:
+        """``build`` without an event loop of your own. When every source answers from memory
+        and there is no scorer, no event loop is started at all."""
+        b = self._budget_for(budget)
+        results, pending = self._start(query)
+        if self.scorer is None and all(p is None for p in pending):
+            lists, events = self._check(results)
+            return self._complete(query, self._prepare((lists, events)), events, b)
+        return asyncio.run(self._build(query, results, pending, b))
+
+    def build_many(self, queries: Iterable[str], *, max_workers: int | None = None) -> list[Window]:
+        """Windows for many queries, built on threads (the native kernels release the GIL)."""
+        qs = list(queries)
+        if len(qs) <= 1:
+            return [self.build_sync(q) for q in qs]
+        workers = max_workers or min(len(qs), os.cpu_count() or 4, 32)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxsieve-build") as pool:
+            return list(pool.map(self.build_sync, qs))
+
+
+def _validate(name: str, out: Any) -> tuple[list[ContextItem], str | None]:
+    """The items of one source's answer, or an empty list and why it was refused."""
+    if isinstance(out, BaseException):
+        if isinstance(out, TimeoutError) and str(out).startswith("timeout"):
+            return [], str(out)
+        text = " ".join(str(out).split())
+        return [], f"{type(out).__name__}: {text[:200]}" if text else type(out).__name__
+    if not isinstance(out, (list, tuple)):
+        return [], f"malformed result: expected a list of ContextItem, got {type(out).__name__}"
+    items = out if isinstance(out, list) else list(out)
+    for k, it in enumerate(items):
+        if type(it) is not ContextItem:
+            if isinstance(it, ContextItem):
+                problem = item_problem(it)
+            else:
+                problem = f"expected ContextItem, got {type(it).__name__}"
+            if problem is not None:
+                return [], f"malformed item {k}: {problem}"
+    if any(it.source != name for it in items):
+        items = [it if it.source == name else dataclasses.replace(it, source=name) for it in items]
+    return items, None

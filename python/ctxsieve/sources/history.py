@@ -1,0 +1,122 @@
+"""The conversation as candidates: one item per unit, newest scored highest.
+
+A unit is one message, except that an assistant message that calls tools travels with the
+results of those calls: providers reject a tool call without its result, so the two are never
+split. Both shapes are understood: OpenAI (``tool_calls`` then ``role: "tool"`` messages) and
+Anthropic (``tool_use`` blocks then a user message of ``tool_result`` blocks). System messages
+are skipped: the system prompt is a ``StaticSource``.
+
+``messages`` may be a list you keep appending to, or a callable returning the current list;
+unit ids are ``<name>:<index of the unit's first message>``, so they stay the same as the
+conversation grows and the rendered history stays byte-identical (what the prefix cache needs).
+
+>>> src = HistorySource([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+>>> [(i.id, i.order_key) for i in src.candidates("q")]
+[('history:0', '00000000'), ('history:1', '00000001')]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ctxsieve.types import ContextItem, Stability
+
+Message = Mapping[str, Any]
+
+
+def _tool_call_ids(m: Message) -> set[str]:
+    ids = {str(c.get("id")) for c in m.get("tool_calls") or () if isinstance(c, Mapping)}
+    content = m.get("content")
+    if isinstance(content, list):
+        ids |= {str(b.get("id")) for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"}
+    return ids
+
+
+def _answers(m: Message) -> set[str]:
+    """The tool call ids ``m`` carries results for."""
+    if m.get("role") == "tool":
+        return {str(m.get("tool_call_id"))}
+    content = m.get("content")
+    if m.get("role") == "user" and isinstance(content, list):
+        return {str(b.get("tool_use_id")) for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"}
+    return set()
+
+
+def units(messages: Sequence[Message]) -> list[tuple[int, list[Message]]]:
+    """``(index of first message, messages)`` per unit, in order; system messages skipped."""
+    out: list[tuple[int, list[Message]]] = []
+    i, n = 0, len(messages)
+    while i < n:
+        m = messages[i]
+        if m.get("role") == "system":
+            i += 1
+            continue
+        unit, start = [m], i
+        pending = _tool_call_ids(m) if m.get("role") == "assistant" else set()
+        i += 1
+        while pending and i < n and _answers(messages[i]) & pending:
+            pending -= _answers(messages[i])
+            unit.append(messages[i])
+            i += 1
+        out.append((start, unit))
+    return out
+
+
+def unit_text(unit: Sequence[Message]) -> str:
+    """What a unit costs and how it is compared: each message as ``role: content``, with tool
+    calls as JSON (their arguments are tokens too)."""
+    parts = []
+    for m in unit:
+        content = m.get("content")
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+        calls = m.get("tool_calls")
+        if calls:
+            text += "\n" + json.dumps(calls, ensure_ascii=False, default=str)
+        parts.append(f"{m.get('role')}: {text}")
+    return "\n".join(parts)
+
+
+class HistorySource:
+    """The chat history; configure ``min_items`` (default 1: the newest unit) on its
+    ``SourceConfig`` to keep more of the latest turns."""
+
+    blocking = False
+
+    def __init__(
+        self,
+        messages: Sequence[Message] | Callable[[], Sequence[Message]],
+        *,
+        name: str = "history",
+        stability: Stability = "session",
+    ):
+        self.messages = messages
+        self.name = name
+        self.stability = stability
+        # a unit's item is rebuilt only when its messages change, so a long conversation
+        # does not pay for re-serialising every turn on every call
+        self._cache: dict[int, tuple[str, ContextItem]] = {}
+
+    def candidates(self, query: str) -> list[ContextItem]:
+        msgs = self.messages() if callable(self.messages) else self.messages
+        out = []
+        for k, (start, unit) in enumerate(units(msgs)):
+            text = unit_text(unit)
+            hit = self._cache.get(start)
+            if hit is not None and hit[0] == text and hit[1].score == k:
+                out.append(hit[1])
+                continue
+            item = ContextItem(
+                f"{self.name}:{start}",
+                text,
+                self.name,
+                "history",
+                self.stability,
+                score=float(k),
+                order_key=f"{start:08d}",
+                meta={"messages": [dict(m) for m in unit], "role": unit[0].get("role")},
+            )
+            self._cache[start] = (text, item)
+            out.append(item)
+        return out

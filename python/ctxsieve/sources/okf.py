@@ -1,0 +1,198 @@
+"""OKF bundles: a folder of markdown concepts with YAML front matter, as two sources.
+
+Each ``*.md`` file under the bundle (except the root ``index.md``) is a concept::
+
+    ---
+    title: Refund policy            # required
+    description: One line for the index
+    tags: [billing, refunds]
+    trust: human-reviewed           # any label; "human-reviewed" scores x1.1
+    status: active                  # or draft, or deprecated (left out unless asked for)
+    review_by: 2026-06-30           # or expires: after this date the concept is stale (x0.7)
+    ---
+    The body, in markdown.
+
+The concept id is ``id`` from the front matter, else its path without ``.md``. ``OKFIndexSource``
+proposes the bundle index (the root ``index.md`` body, else a generated list of concepts) as one
+pinned stable item; ``OKFSource`` ranks concepts against the query with BM25 (the kernel, so
+native when the extension is loaded). Needs PyYAML (extra ``yaml``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxsieve import kernels
+from ctxsieve.errors import ContextError, MissingExtraError
+from ctxsieve.types import ContextItem, Signals, Stability
+
+STATUSES = ("active", "draft", "deprecated")
+_FIELDS = {"id", "title", "description", "tags", "trust", "status", "review_by", "expires", "superseded_by"}
+
+
+@dataclass(frozen=True)
+class Concept:
+    id: str
+    title: str
+    description: str
+    tags: tuple[str, ...]
+    trust: str | None
+    status: str
+    due: dt.date | None  # review_by or expires: stale after it
+    body: str
+    path: str
+
+    def is_stale(self, today: dt.date) -> bool:
+        return self.due is not None and self.due < today
+
+
+def _date(value: Any, where: str) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        raise ContextError(f"{where}: not an ISO date: {value!r}") from None
+
+
+def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
+    try:
+        import yaml
+    except ImportError:
+        raise MissingExtraError("yaml", "pyyaml") from None
+    if not text.startswith("---"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end < 0:
+        raise ContextError(f"{where}: front matter opened with --- but never closed")
+    try:
+        meta = yaml.safe_load(text[3:end]) or {}
+    except yaml.YAMLError as exc:
+        raise ContextError(f"{where}: invalid YAML front matter: {exc}") from None
+    if not isinstance(meta, dict):
+        raise ContextError(f"{where}: front matter must be a mapping")
+    body = text[end + 4 :].split("\n", 1)[1] if "\n" in text[end + 4 :] else ""
+    return meta, body.strip()
+
+
+def load_concept(path: Path, root: Path) -> Concept:
+    where = str(path)
+    meta, body = split_front_matter(path.read_text(encoding="utf-8"), where)
+    unknown = set(meta) - _FIELDS
+    if unknown:
+        raise ContextError(f"{where}: unknown front matter keys {sorted(unknown)}")
+    if not isinstance(meta.get("title"), str):
+        raise ContextError(f"{where}: front matter needs a title")
+    status = meta.get("status", "active")
+    if status not in STATUSES:
+        raise ContextError(f"{where}: status must be one of {', '.join(STATUSES)}, got {status!r}")
+    tags = meta.get("tags") or []
+    if not isinstance(tags, list):
+        raise ContextError(f"{where}: tags must be a list")
+    due = _date(meta.get("review_by"), f"{where}: review_by") or _date(meta.get("expires"), f"{where}: expires")
+    return Concept(
+        id=str(meta.get("id") or path.relative_to(root).with_suffix("").as_posix()),
+        title=meta["title"],
+        description=str(meta.get("description") or ""),
+        tags=tuple(str(t) for t in tags),
+        trust=meta.get("trust"),
+        status=status,
+        due=due,
+        body=body,
+        path=path.relative_to(root).as_posix(),
+    )
+
+
+class OKFBundle:
+    """A loaded bundle; the BM25 index is built once, on the first search.
+
+    ``today`` fixes the date staleness is judged against (default: the current date).
+    """
+
+    def __init__(self, path: str | Path, *, today: dt.date | None = None):
+        self.root = Path(path)
+        if not self.root.is_dir():
+            raise ContextError(f"OKF bundle {str(self.root)!r}: not a directory")
+        self.today = today
+        files = sorted(p for p in self.root.rglob("*.md") if p != self.root / "index.md")
+        self.concepts = [load_concept(p, self.root) for p in files]
+        seen: dict[str, str] = {}
+        for c in self.concepts:
+            if c.id in seen:
+                raise ContextError(f"OKF bundle {str(self.root)!r}: concept id {c.id!r} in {seen[c.id]} and {c.path}")
+            seen[c.id] = c.path
+        index = self.root / "index.md"
+        self.index_text = split_front_matter(index.read_text(encoding="utf-8"), str(index))[1] if index.exists() else ""
+        self._bm25: Any = None
+
+    def index(self) -> str:
+        """The bundle index: ``index.md``'s body, else one line per concept."""
+        if self.index_text:
+            return self.index_text
+        lines = [f"Knowledge base: {self.root.name}"]
+        for c in self.concepts:
+            flag = " (deprecated)" if c.status == "deprecated" else ""
+            lines.append(f"- {c.id}: {c.title}{flag}" + (f": {c.description}" if c.description else ""))
+        return "\n".join(lines)
+
+    def search(self, query: str, limit: int) -> list[tuple[Concept, float]]:
+        if self._bm25 is None:
+            docs = [" ".join((c.title, c.description, " ".join(c.tags), c.body)) for c in self.concepts]
+            self._bm25 = kernels.bm25_index(docs)
+        return [(self.concepts[i], s) for i, s in self._bm25.search(query, limit)]
+
+    def item(self, c: Concept, score: float, name: str, stability: Stability) -> ContextItem:
+        signals = Signals(
+            trust=c.trust,
+            stale=c.is_stale(self.today or dt.date.today()),
+            deprecated=c.status == "deprecated",
+            citation=c.path,
+        )
+        content = f"{c.title}\n\n{c.body}" if c.body else c.title
+        meta = {"title": c.title, "tags": list(c.tags), "status": c.status}
+        return ContextItem(c.id, content, name, "knowledge", stability, score=score, signals=signals, meta=meta)
+
+
+def _bundle(bundle: str | Path | OKFBundle) -> OKFBundle:
+    return bundle if isinstance(bundle, OKFBundle) else OKFBundle(bundle)
+
+
+class OKFIndexSource:
+    """The bundle index as one pinned, stable item: the top of every prompt's cached prefix."""
+
+    blocking = False
+
+    def __init__(self, bundle: str | Path | OKFBundle, *, name: str = "okf_index", pinned: bool = True):
+        self.bundle = _bundle(bundle)
+        self.name = name
+        self.item = ContextItem(
+            f"{name}:index", self.bundle.index(), name, "knowledge", "stable", score=1.0, pinned=pinned
+        )
+
+    def candidates(self, query: str) -> list[ContextItem]:
+        return [self.item]
+
+
+class OKFSource:
+    """Whole concepts ranked against the query with BM25, at most ``limit`` of them."""
+
+    blocking = False
+
+    def __init__(
+        self,
+        bundle: str | Path | OKFBundle,
+        *,
+        limit: int = 10,
+        name: str = "okf",
+        stability: Stability = "volatile",
+    ):
+        self.bundle = _bundle(bundle)
+        self.limit = limit
+        self.name = name
+        self.stability: Stability = stability
+
+    def candidates(self, query: str) -> list[ContextItem]:
+        return [self.bundle.item(c, s, self.name, self.stability) for c, s in self.bundle.search(query, self.limit)]

@@ -1,0 +1,99 @@
+"""The candidates of one build, held as columns.
+
+Every stage reads and writes these parallel lists instead of per-item objects: the kernels take
+lists, so each stage crosses the native boundary once, and a build over 100k candidates pays
+for a handful of list comprehensions rather than 100k intermediate objects. ``ScoredItem`` and
+``TraceEntry`` rows are made only for what a caller actually reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import attrgetter
+
+from ctxsieve.types import ContextItem, ScoredItem, Signals, TraceEntry
+
+_FIELDS = attrgetter("id", "content", "score", "pinned", "kind", "signals", "tokens")
+
+
+class Candidates:
+    """Parallel columns over ``items``; ``source_rank[i]`` is the index of item i's source in
+    the engine's source list and ``sources[i]`` its name. ``reasons[i]`` stays None until a
+    stage decides the item's fate."""
+
+    __slots__ = (
+        "adjustments",
+        "calibrated",
+        "deprecated",
+        "final",
+        "history",
+        "ids",
+        "items",
+        "pinned",
+        "raw",
+        "reasons",
+        "signals",
+        "source_rank",
+        "sources",
+        "texts",
+        "tokens",
+    )
+
+    def __init__(self, items: list[ContextItem], source_rank: list[int], source_names: Sequence[str]):
+        n = len(items)
+        self.items = items
+        self.source_rank = source_rank
+        self.sources = [source_names[r] for r in source_rank]
+        if n:
+            # one C-level pass per column: attrgetter yields tuples, zip(*) transposes them
+            ids, texts, raw, pinned, kinds, signals, tokens = zip(*map(_FIELDS, items))
+        else:
+            ids = texts = raw = pinned = kinds = signals = tokens = ()
+        self.ids: list[str] = list(ids)
+        self.texts: list[str] = list(texts)
+        self.raw: list[float] = [float(s) for s in raw]
+        self.pinned: list[bool] = list(pinned)
+        self.history: list[bool] = [k == "history" for k in kinds]
+        self.signals: list[Signals] = list(signals)
+        self.deprecated: list[bool] = [s.deprecated for s in signals]
+        self.tokens: list[int | None] = list(tokens)
+        self.calibrated: list[float] = [0.0] * n
+        self.final: list[float] = [0.0] * n
+        # sparse: most items carry no adjustment, and an empty list per item would cost memory
+        self.adjustments: dict[int, list[str]] = {}
+        self.reasons: list[str | None] = [None] * n
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def adjust(self, i: int, note: str) -> None:
+        self.adjustments.setdefault(i, []).append(note)
+
+    def scored(self, i: int) -> ScoredItem:
+        tokens = self.tokens[i]
+        assert tokens is not None, "tokens are estimated before any ScoredItem is made"
+        return ScoredItem(
+            self.items[i], self.raw[i], self.calibrated[i], self.final[i], tokens, tuple(self.adjustments.get(i, ()))
+        )
+
+    def size(self) -> int:
+        return len(self.items)
+
+    def entries(self) -> list[TraceEntry]:
+        """The trace rows, in proposal order (``Trace`` calls this lazily)."""
+        adj = self.adjustments
+        return [
+            TraceEntry(
+                self.ids[i],
+                self.sources[i],
+                self.items[i].kind,
+                self.raw[i],
+                self.calibrated[i],
+                self.final[i],
+                self.tokens[i] or 0,
+                self.reasons[i] in ("pinned", "min_items", "selected"),
+                self.reasons[i] or "",
+                tuple(adj.get(i, ())),
+            )
+            for i in range(len(self.items))
+        ]

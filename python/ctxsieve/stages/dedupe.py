@@ -1,0 +1,62 @@
+"""Stage 4: drop exact and near-duplicates; the copy that stays inherits the signals.
+
+One kernel call over all candidates (``kernels.dedupe``: same id, same normalised text, or
+5-word shingle containment >= threshold). A dropped item's reason is ``duplicate_of:<kept id>``.
+The kept copy then takes the dropped copy's signals in the kernel's visit order: deprecated
+and stale are OR-ed, trust and citation filled when unset; each change is noted
+``inherited:<field>:<dropped id>`` and a newly inherited stale or human-reviewed signal moves
+the kept copy's final score like its own would have. So a RAG chunk of a policy that the
+knowledge base marks deprecated goes out with it. History is never deduplicated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ctxsieve import kernels
+from ctxsieve.stages.calibrate import apply_signals
+from ctxsieve.stages.candidates import Candidates
+from ctxsieve.types import Signals
+
+
+def dedupe(cands: Candidates, threshold: float | None = 0.8) -> int:
+    """Mark duplicates in ``cands.reasons``; returns how many were dropped. ``None`` disables."""
+    if threshold is None or len(cands) < 2:
+        return 0
+    result = kernels.dedupe(
+        cands.texts, cands.ids, cands.final, pinned=cands.pinned, history=cands.history, threshold=threshold
+    )
+    pairs = result.inheritance
+    ids = cands.ids
+    for kept, dropped in pairs:
+        cands.reasons[dropped] = f"duplicate_of:{ids[kept]}"
+        inherit(cands, kept, dropped)
+    return len(pairs)
+
+
+def inherit(cands: Candidates, kept: int, dropped: int) -> None:
+    have, give = cands.signals[kept], cands.signals[dropped]
+    if give is have or not (give.trust or give.stale or give.deprecated or give.citation):
+        return
+    changes: dict[str, object] = {}
+    if give.deprecated and not have.deprecated:
+        changes["deprecated"] = True
+    if give.stale and not have.stale:
+        changes["stale"] = True
+    if give.trust is not None and have.trust is None:
+        changes["trust"] = give.trust
+    if give.citation is not None and have.citation is None:
+        changes["citation"] = give.citation
+    if not changes:
+        return
+    dropped_id = cands.ids[dropped]
+    for name in changes:
+        cands.adjust(kept, f"inherited:{name}:{dropped_id}")
+    cands.signals[kept] = dataclasses.replace(have, **changes)  # type: ignore[arg-type]
+    # only the newly inherited signals move the score: the kept copy's own were applied already
+    delta = Signals(
+        trust=changes.get("trust"),  # type: ignore[arg-type]
+        stale=bool(changes.get("stale", False)),
+        deprecated=bool(changes.get("deprecated", False)),
+    )
+    cands.final[kept] = apply_signals(cands, kept, delta, cands.final[kept], inherited=True)

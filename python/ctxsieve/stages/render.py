@@ -1,0 +1,119 @@
+"""Stage 7: render the ordered window as chat messages or text, in one of two layouts.
+
+* ``seed``: every non-history item in the system message, then the history, then the query.
+  Any change in retrieved content rewrites the system message, so the cached prefix ends at
+  the stable block.
+* ``cache``: the system message holds only stable items; history follows chronologically;
+  session and volatile items go in one transient context message just before the query. A
+  growing conversation keeps the system message and its whole history inside the cached
+  prefix from one call to the next.
+
+Instructions render as their text; every other item as
+``<context id=".." source=".." kind="..">`` + content + ``</context>``, blocks separated by a
+blank line. History items render as their raw messages (``meta["messages"]``), else as one
+message with role ``meta.get("role", "user")``.
+
+>>> from ctxsieve.types import ContextItem
+>>> items = [ContextItem("sys", "Be brief.", "sys", "instruction", "stable"),
+...          ContextItem("k1", "Refunds: 30 days.", "kb")]
+>>> [m["role"] for m in render(items, "refund?", "cache").messages("openai")]
+['system', 'user', 'user']
+>>> [m["role"] for m in render(items, "refund?", "seed").messages("openai")]
+['system', 'user']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import xxhash
+
+from ctxsieve.types import ContextItem
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def block(item: ContextItem) -> str:
+    if item.kind == "instruction":
+        return item.content
+    cite = f' citation="{_attr(item.signals.citation)}"' if item.signals.citation else ""
+    return (
+        f'<context id="{_attr(item.id)}" source="{_attr(item.source)}" kind="{item.kind}"{cite}>\n'
+        f"{item.content}\n</context>"
+    )
+
+
+def stable_block(items: Sequence[ContextItem]) -> str:
+    """The text of the stable non-history items: the prefix both layouts open with."""
+    return "\n\n".join(block(i) for i in items if i.stability == "stable" and i.kind != "history")
+
+
+def stable_prefix_hash(text: str) -> str:
+    return xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
+
+
+def history_messages(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if item.kind != "history":
+            continue
+        raw = item.meta.get("messages")
+        if raw:
+            out.extend(dict(m) for m in raw)
+        else:
+            out.append({"role": item.meta.get("role", "user"), "content": item.content})
+    return out
+
+
+def _message_text(m: dict[str, Any]) -> str:
+    content = m.get("content")
+    if not isinstance(content, str):
+        content = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    extras = {k: v for k, v in m.items() if k not in ("role", "content")}
+    tail = "\n" + json.dumps(extras, sort_keys=True, ensure_ascii=False, default=str) if extras else ""
+    return f"<|{m.get('role')}|>\n{content}{tail}"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A window rendered in one layout; ``messages`` and ``text`` serialise it."""
+
+    layout: str
+    query: str
+    system: str
+    history: list[dict[str, Any]]
+    context: str  # the transient context message (cache layout), "" when there is none
+
+    def messages(self, style: str = "openai", include_query: bool = True) -> Any:
+        if style not in ("openai", "anthropic"):
+            raise ValueError(f"style: must be 'openai' or 'anthropic', got {style!r}")
+        tail_parts = [p for p in (self.context, self.query if include_query else "") if p]
+        history = [dict(m) for m in self.history]
+        if style == "openai":
+            head = [{"role": "system", "content": self.system}] if self.system else []
+            return head + history + [{"role": "user", "content": p} for p in tail_parts]
+        # Anthropic takes the system prompt apart and wants one user message per user turn
+        if len(tail_parts) == 2:
+            history.append({"role": "user", "content": [{"type": "text", "text": p} for p in tail_parts]})
+        elif tail_parts:
+            history.append({"role": "user", "content": tail_parts[0]})
+        return {"system": self.system, "messages": history}
+
+    def text(self, include_query: bool = True) -> str:
+        return "\n".join(_message_text(m) for m in self.messages("openai", include_query))
+
+
+def render(items: Sequence[ContextItem], query: str, layout: str = "cache") -> Rendered:
+    """Render ``items`` (already in prompt order) for ``query`` in ``layout``."""
+    if layout == "seed":
+        system = "\n\n".join(block(i) for i in items if i.kind != "history")
+        return Rendered(layout, query, system, history_messages(items), "")
+    if layout == "cache":
+        context = "\n\n".join(block(i) for i in items if i.kind != "history" and i.stability != "stable")
+        return Rendered(layout, query, stable_block(items), history_messages(items), context)
+    raise ValueError(f"layout: must be 'seed' or 'cache', got {layout!r}")

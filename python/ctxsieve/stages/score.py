@@ -1,0 +1,38 @@
+"""Stage 3 (optional): rescore the best candidates with a model and blend the scores.
+
+The ``top_n`` non-pinned candidates by calibrated score (ties by id) go to the scorer in one
+call; each gets ``final = (1 - alpha) * calibrated + alpha * model`` and the adjustment
+``llm <score>``. On failure every final score stays calibrated and the returned event is
+``scorer_fallback:<reason>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxsieve.stages.candidates import Candidates
+
+
+async def rescore(cands: Candidates, scorer: Any, query: str) -> str | None:
+    """Blend the scorer's scores into ``cands.final``; returns a fallback event or None."""
+    from ctxsieve.scorer import ScorerError
+
+    calibrated, ids = cands.calibrated, cands.ids
+    pool = [i for i, p in enumerate(cands.pinned) if not p]
+    if not pool:
+        return None
+    pool.sort(key=lambda i: (-calibrated[i], ids[i]))
+    top = pool[: scorer.top_n]
+    try:
+        scores = await scorer.score(query, [cands.texts[i] for i in top])
+    except ScorerError as exc:
+        return f"scorer_fallback:{exc.reason}"
+    except Exception as exc:  # a custom scorer's failure degrades like LLMScorer's
+        return f"scorer_fallback:error:{type(exc).__name__}"
+    if len(scores) != len(top):
+        return f"scorer_fallback:wrong_count:{len(scores)}/{len(top)}"
+    alpha = scorer.alpha
+    for i, s in zip(top, scores):
+        cands.final[i] = (1 - alpha) * calibrated[i] + alpha * s
+        cands.adjust(i, f"llm {s:.2f}")
+    return None
