@@ -239,7 +239,7 @@ fn fill_budget(
     caps: Vec<i64>,
     min_items: Vec<u64>,
     include_deprecated: bool,
-) -> PyResult<Vec<u8>> {
+) -> PyResult<Vec<u32>> {
     check_lengths(
         &["tokens", "scores", "sources", "pinned", "deprecated", "ids"],
         &[tokens, scores, sources, pinned, deprecated, ids],
@@ -286,7 +286,8 @@ fn fill_budget(
         min_items: &min_items,
         include_deprecated,
     };
-    Ok(py.detach(|| fill::fill(&input, &opt)))
+    // returned as ints, not a Vec<u8> (which PyO3 would turn into bytes)
+    Ok(py.detach(|| fill::fill(&input, &opt)).into_iter().map(u32::from).collect())
 }
 
 #[pyfunction]

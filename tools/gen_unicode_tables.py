@@ -60,7 +60,7 @@ def main() -> None:
         f.write(")\n\n# code point -> its lower-case string (code points that lower to themselves are absent)\n")
         f.write("LOWER = {\n")
         for cp, low in lower:
-            f.write(f"    0x{cp:X}: {ascii(low)},\n")
+            f.write(f"    0x{cp:X}: {low!a},\n")
         f.write("}\n")
 
     rs = ROOT / "rust/unicode_tables.rs"
@@ -79,7 +79,10 @@ def main() -> None:
             esc = "".join(f"\\u{{{ord(c):X}}}" for c in low)
             f.write(f'    (0x{cp:X}, "{esc}"),\n')
         f.write("];\n")
-    print(f"Unicode {version}: {len(word)} word ranges, {len(space)} space ranges, {len(lower)} lower mappings", file=sys.stderr)
+    print(
+        f"Unicode {version}: {len(word)} word ranges, {len(space)} space ranges, {len(lower)} lower mappings",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -330,9 +330,9 @@ def bm25_index(docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> Any:
 
 __all__ = [
     "BACKEND",
+    "FILL_REASONS",
     "DedupeResult",
     "FillResult",
-    "FILL_REASONS",
     "backend",
     "bm25_index",
     "cache_order",

@@ -319,7 +319,9 @@ def fill_budget(
     for s in range(nsrc):
         if min_items[s] <= src_count[s]:
             continue
-        best = sorted((i for i in range(n) if srcs[i] == s and reasons[i] is None), key=lambda i: (-fscores[i], ids[i], i))
+        best = sorted(
+            (i for i in range(n) if srcs[i] == s and reasons[i] is None), key=lambda i: (-fscores[i], ids[i], i)
+        )
         for i in best:
             if src_count[s] >= min_items[s]:
                 break
@@ -344,7 +346,12 @@ def fill_budget(
 
 
 def cache_order(
-    stability: list[Any], history: list[Any], scores: list[Any], source_rank: list[Any], order_keys: list[Any], ids: list[Any]
+    stability: list[Any],
+    history: list[Any],
+    scores: list[Any],
+    source_rank: list[Any],
+    order_keys: list[Any],
+    ids: list[Any],
 ) -> list[int]:
     """The prompt order as a permutation of item positions.
 
@@ -424,7 +431,7 @@ def _refuse_backtracking(pattern: str) -> None:
             if op in (c.GROUPREF, c.GROUPREF_EXISTS):
                 raise ValueError("invalid pattern: backreferences are not supported")
             if op in repeats:
-                lo, hi, sub = av
+                _lo, hi, sub = av
                 if inside_repeat and hi != 1:
                     raise ValueError("invalid pattern: nested repetition can backtrack catastrophically")
                 walk(sub, inside_repeat or hi != 1)
