@@ -1,0 +1,55 @@
+"""Type stubs of the native core (rust/py.rs). Checked against the built module by
+``python -m mypy.stubtest ctxsieve._native``."""
+
+from typing import Final, final
+
+__all__ = [
+    "UNICODE_VERSION",
+    "estimate_tokens",
+    "words",
+    "shingle_hashes",
+    "content_hash",
+    "dedupe",
+    "fill_budget",
+    "cache_order",
+    "grep_lines",
+    "Bm25Index",
+]
+
+UNICODE_VERSION: Final[str]
+
+def estimate_tokens(texts: list[str], bytes_per_token: float) -> list[int]: ...
+def words(text: str) -> list[str]: ...
+def shingle_hashes(text: str) -> list[int]: ...
+def content_hash(text: str) -> int | None: ...
+def dedupe(
+    texts: list[str], ids: list[str], scores: list[float], pinned: list[bool], history: list[bool], threshold: float
+) -> tuple[list[int], list[int]]: ...
+def fill_budget(
+    tokens: list[int],
+    scores: list[float],
+    sources: list[int],
+    pinned: list[bool],
+    deprecated: list[bool],
+    ids: list[str],
+    budget: int,
+    beta: float,
+    min_score: float | None,
+    caps: list[int],
+    min_items: list[int],
+    include_deprecated: bool,
+) -> list[int]: ...
+def cache_order(
+    stability: list[int],
+    history: list[bool],
+    scores: list[float],
+    source_rank: list[int],
+    order_keys: list[str],
+    ids: list[str],
+) -> list[int]: ...
+def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]: ...
+@final
+class Bm25Index:
+    def __new__(cls, docs: list[str], k1: float = 1.2, b: float = 0.75) -> Bm25Index: ...
+    def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
+    def __len__(self) -> int: ...
