@@ -1,0 +1,247 @@
+"""The eval corpus: documents, labelled questions and reference answers, read from JSONL.
+
+A corpus is a directory with ``documents.jsonl``, ``questions.jsonl`` and, optionally,
+``answers.jsonl`` (the shapes are in docs/eval.md). Every problem is reported as a
+``CorpusError`` naming the file, the line and the field, because a corpus is usually written by
+hand and the first thing its author needs is where the mistake is.
+
+>>> corpus = load_corpus()
+>>> len(corpus.documents) >= 150, len(corpus.questions) >= 60
+(True, True)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ctxsieve.errors import ContextError
+
+DOC_KINDS = ("policy", "error", "howto", "noise", "other")
+DOC_STATUSES = ("current", "superseded")
+QUESTION_TYPES = ("exact_id", "paraphrase", "multi_doc", "changed_policy", "unanswerable", "other")
+
+
+class CorpusError(ContextError, ValueError):
+    """A corpus file that cannot be used; ``path``, ``line`` (1-based, 0 for the whole file)
+    and ``field`` say where."""
+
+    def __init__(self, path: Path | str, line: int, field: str, problem: str):
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: field {field!r}: {problem}" if field else f"{where}: {problem}")
+        self.path = str(path)
+        self.line = line
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    text: str
+    title: str = ""
+    kind: str = "other"
+    lang: str = "en"
+    status: str = "current"
+    superseded_by: str | None = None
+    tags: tuple[str, ...] = ()
+    updated: str | None = None
+
+    @property
+    def superseded(self) -> bool:
+        return self.status == "superseded"
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    relevant: frozenset[str]
+    session: str
+    turn: int
+    type: str = "other"
+    lang: str = "en"
+    distractors: frozenset[str] = frozenset()
+    answer: str | None = None
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.relevant)
+
+
+@dataclass
+class Corpus:
+    documents: dict[str, Document]
+    questions: list[Question]
+    root: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        return frozenset(d.id for d in self.documents.values() if d.superseded)
+
+    @property
+    def noise(self) -> frozenset[str]:
+        return frozenset(d.id for d in self.documents.values() if d.kind == "noise")
+
+
+def default_corpus_dir() -> Path:
+    """The shipped Tessel corpus, inside the installed package."""
+    return Path(str(resources.files("ctxsieve.eval") / "data" / "tessel"))
+
+
+def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CorpusError(path, 0, "", "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise CorpusError(path, 0, "", f"not UTF-8 ({exc.reason})") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(path, n, "", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(row, dict):
+            raise CorpusError(path, n, "", f"expected a JSON object, got {type(row).__name__}")
+        out.append((n, row))
+    return out
+
+
+class _Row:
+    """Typed access to one JSONL object, raising ``CorpusError`` with its position."""
+
+    def __init__(self, path: Path, line: int, row: dict[str, Any]):
+        self.path, self.line, self.row = path, line, row
+
+    def error(self, name: str, problem: str) -> CorpusError:
+        return CorpusError(self.path, self.line, name, problem)
+
+    def str(self, name: str, default: str | None = None, choices: tuple[str, ...] = ()) -> str:
+        value = self.row.get(name, default)
+        if value is None:
+            raise self.error(name, "missing (required)")
+        if not isinstance(value, str) or (not value.strip() and default is None):
+            raise self.error(name, f"expected a non-empty string, got {value!r:.60}")
+        if choices and value not in choices:
+            raise self.error(name, f"must be one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def opt_str(self, name: str) -> str | None:
+        value = self.row.get(name)
+        if value is not None and not isinstance(value, str):
+            raise self.error(name, f"expected a string or null, got {type(value).__name__}")
+        return value
+
+    def str_list(self, name: str, required: bool) -> list[str]:
+        if name not in self.row:
+            if required:
+                raise self.error(name, "missing (required; use [] for none)")
+            return []
+        value = self.row[name]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.error(name, "expected a list of non-empty strings")
+        return value
+
+    def int(self, name: str, default: int) -> int:
+        value = self.row.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.error(name, f"expected an integer >= 1, got {value!r}")
+        return value
+
+
+def load_documents(path: Path) -> dict[str, Document]:
+    docs: dict[str, Document] = {}
+    for line, raw in _rows(path):
+        r = _Row(path, line, raw)
+        doc = Document(
+            id=r.str("id"),
+            text=r.str("text"),
+            title=r.str("title", ""),
+            kind=r.str("kind", "other", DOC_KINDS),
+            lang=r.str("lang", "en"),
+            status=r.str("status", "current", DOC_STATUSES),
+            superseded_by=r.opt_str("superseded_by"),
+            tags=tuple(r.str_list("tags", required=False)),
+            updated=r.opt_str("updated"),
+        )
+        if doc.id in docs:
+            raise r.error("id", f"duplicate document id {doc.id!r}")
+        docs[doc.id] = doc
+    for d in docs.values():
+        if d.superseded_by is not None and d.superseded_by not in docs:
+            line = next(n for n, row in _rows(path) if row.get("id") == d.id)
+            raise CorpusError(path, line, "superseded_by", f"unknown document {d.superseded_by!r}")
+    return docs
+
+
+def load_answers(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    answers: dict[str, str] = {}
+    for line, raw in _rows(path):
+        r = _Row(path, line, raw)
+        qid = r.str("id")
+        if qid in answers:
+            raise r.error("id", f"duplicate answer for question {qid!r}")
+        answers[qid] = r.str("answer")
+    return answers
+
+
+def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str]) -> list[Question]:
+    questions: list[Question] = []
+    seen: set[str] = set()
+    turns: dict[str, int] = {}
+    for line, raw in _rows(path):
+        r = _Row(path, line, raw)
+        qid = r.str("id")
+        if qid in seen:
+            raise r.error("id", f"duplicate question id {qid!r}")
+        seen.add(qid)
+        relevant = r.str_list("relevant", required=True)
+        distractors = r.str_list("distractors", required=False)
+        for name, ids in (("relevant", relevant), ("distractors", distractors)):
+            unknown = [i for i in ids if i not in docs]
+            if unknown:
+                raise r.error(name, f"unknown document ids {unknown}")
+        # a question without a session is a one-turn session of its own
+        session = r.str("session", qid)
+        turn = r.int("turn", turns.get(session, 0) + 1)
+        turns[session] = turn
+        questions.append(
+            Question(
+                id=qid,
+                question=r.str("question"),
+                relevant=frozenset(relevant),
+                session=session,
+                turn=turn,
+                type=r.str("type", "other", QUESTION_TYPES),
+                lang=r.str("lang", "en"),
+                distractors=frozenset(distractors),
+                answer=answers.get(qid),
+            )
+        )
+    if not questions:
+        raise CorpusError(path, 0, "", "no questions")
+    return questions
+
+
+def load_corpus(directory: Path | str | None = None) -> Corpus:
+    """Read a corpus directory (the shipped Tessel corpus when None)."""
+    root = Path(directory) if directory is not None else default_corpus_dir()
+    if not root.is_dir():
+        raise CorpusError(root, 0, "", "not a directory")
+    docs = load_documents(root / "documents.jsonl")
+    if not docs:
+        raise CorpusError(root / "documents.jsonl", 0, "", "no documents")
+    answers = load_answers(root / "answers.jsonl")
+    questions = load_questions(root / "questions.jsonl", docs, answers)
+    unknown = sorted(set(answers) - {q.id for q in questions})
+    if unknown:
+        raise CorpusError(root / "answers.jsonl", 0, "id", f"answers for unknown questions {unknown[:5]}")
+    return Corpus(docs, questions, str(root))

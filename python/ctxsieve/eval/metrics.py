@@ -1,0 +1,143 @@
+"""Level-1 metrics: pure functions of what each call's window held and what it rendered.
+
+Definitions (docs/eval.md repeats them):
+
+* **recall at budget**: relevant documents with at least one chunk in the window, over the
+  relevant documents; undefined (None) for a question nothing answers.
+* **precision per token**: window tokens from relevant documents over window tokens from any
+  corpus document (the evidence); history and instructions are neither.
+* **distractor rate**: share of calls, among questions with labelled distractors, whose window
+  holds one of them.
+* **superseded rate**: share of calls whose window holds a chunk of a superseded document.
+* **noise rate**: evidence tokens from noise documents over all evidence tokens, per call.
+* **prefix-cache share**: for each call after the first of its session, the tokens of the
+  longest prefix its rendered prompt shares with the previous call's, over its prompt tokens;
+  summed over calls before dividing (long prompts weigh more, as they do on the bill).
+* **stable-prefix reuse**: share of follow-up calls whose stable-prefix hash equals the
+  previous call's.
+
+>>> prefix_cache_share(["<sys>A<u>q1", "<sys>A<u>q1<a>x<u>q2"])
+0.5714285714285714
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+
+from ctxsieve import kernels
+
+# (document id or None for history/instructions, tokens) for each item in a window
+WindowItems = Sequence[tuple[str | None, int]]
+
+
+def recall_at_budget(window_docs: Iterable[str], relevant: Iterable[str]) -> float | None:
+    """Relevant documents in the window over relevant documents.
+
+    >>> recall_at_budget({"a", "x"}, {"a", "b"})
+    0.5
+    """
+    rel = set(relevant)
+    if not rel:
+        return None
+    return len(rel & set(window_docs)) / len(rel)
+
+
+def precision_per_token(items: WindowItems, relevant: Iterable[str]) -> float:
+    """Relevant evidence tokens over evidence tokens.
+
+    >>> precision_per_token([("a", 30), ("n", 10), (None, 50)], {"a"})
+    0.75
+    """
+    rel = set(relevant)
+    evidence = sum(t for d, t in items if d is not None)
+    if evidence == 0:
+        return 0.0
+    return sum(t for d, t in items if d is not None and d in rel) / evidence
+
+
+def holds_any(window_docs: Iterable[str], labelled: Iterable[str]) -> bool:
+    """Whether the window holds any of ``labelled`` (a distractor, a superseded page)."""
+    return not set(labelled).isdisjoint(window_docs)
+
+
+def noise_share(items: WindowItems, noise: Iterable[str]) -> float:
+    """Noise evidence tokens over evidence tokens.
+
+    >>> noise_share([("a", 30), ("n", 10), (None, 50)], {"n"})
+    0.25
+    """
+    ns = set(noise)
+    evidence = sum(t for d, t in items if d is not None)
+    if evidence == 0:
+        return 0.0
+    return sum(t for d, t in items if d is not None and d in ns) / evidence
+
+
+def common_prefix(a: str, b: str) -> str:
+    """The longest common prefix of two strings.
+
+    >>> common_prefix("system|history|q2", "system|history|q1")
+    'system|history|q'
+    """
+    return os.path.commonprefix([a, b])
+
+
+def shared_prefix_tokens(previous: str | None, current: str) -> tuple[int, int]:
+    """``(tokens of the prefix current shares with previous, tokens of current)``, both with
+    the kernel estimator. The first call of a session shares nothing.
+
+    >>> shared_prefix_tokens("abcdef", "abcxyz")
+    (1, 2)
+    """
+    total = kernels.estimate_tokens([current])[0]
+    if previous is None:
+        return 0, total
+    return kernels.estimate_tokens([common_prefix(previous, current)])[0], total
+
+
+def prefix_cache_share(prompts: Sequence[str]) -> float | None:
+    """Token-weighted prefix-cache share over the follow-up calls of one session; None when
+    the session has a single call (there is no previous call to share with)."""
+    if len(prompts) < 2:
+        return None
+    shared = total = 0
+    for prev, cur in zip(prompts, prompts[1:]):
+        s, t = shared_prefix_tokens(prev, cur)
+        shared += s
+        total += t
+    return shared / total if total else 0.0
+
+
+def stable_prefix_reuse(hashes: Sequence[str]) -> float | None:
+    """Share of follow-up calls whose stable-prefix hash is unchanged.
+
+    >>> stable_prefix_reuse(["h1", "h1", "h2", "h2"])
+    0.6666666666666666
+    """
+    if len(hashes) < 2:
+        return None
+    return sum(a == b for a, b in zip(hashes, hashes[1:])) / (len(hashes) - 1)
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the defined values; None when there are none.
+
+    >>> mean([1.0, None, 0.0])
+    0.5
+    """
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def ratio(pairs: Iterable[tuple[int, int]]) -> float | None:
+    """``sum(a) / sum(b)`` over ``(a, b)`` pairs; None when the denominators sum to 0.
+
+    >>> ratio([(1, 4), (3, 4)])
+    0.5
+    """
+    num = den = 0
+    for a, b in pairs:
+        num += a
+        den += b
+    return num / den if den else None

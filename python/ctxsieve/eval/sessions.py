@@ -1,0 +1,45 @@
+"""Questions grouped into multi-turn sessions whose history grows turn by turn.
+
+Turn ``t`` of a session is asked after turns ``1..t-1``: its history holds each earlier question
+as a user message and that question's reference answer as the assistant's reply, so the
+history, and with it the prompt's cached prefix, grows exactly as in a real conversation. Level
+2 may substitute the model's own answers (``answers``) for the references.
+
+>>> from ctxsieve.eval.corpus import load_corpus
+>>> s = sessions(load_corpus())
+>>> len(s[0].turns), len(s[0].history(3))
+(10, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ctxsieve.eval.corpus import Corpus, Question
+
+NO_ANSWER = "(no reference answer)"
+
+
+@dataclass(frozen=True)
+class Session:
+    id: str
+    turns: tuple[Question, ...]
+
+    def history(self, turn: int, answers: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+        """The chat messages before 1-based ``turn``."""
+        messages: list[dict[str, Any]] = []
+        for q in self.turns[: turn - 1]:
+            reply = (answers or {}).get(q.id) or q.answer or NO_ANSWER
+            messages.append({"role": "user", "content": q.question})
+            messages.append({"role": "assistant", "content": reply})
+        return messages
+
+
+def sessions(corpus: Corpus) -> list[Session]:
+    """Sessions in order of first appearance, each with its questions in turn order."""
+    grouped: dict[str, list[Question]] = {}
+    for q in corpus.questions:
+        grouped.setdefault(q.session, []).append(q)
+    return [Session(sid, tuple(sorted(qs, key=lambda q: (q.turn, q.id)))) for sid, qs in grouped.items()]
