@@ -1,0 +1,156 @@
+"""Token accounting for admission: messages, tool schemas and text, with a per-message cache.
+
+Every cost here is an estimate for admission control, not provider billing. A message costs
+``MESSAGE_FRAMING_TOKENS`` + the estimate of everything it sends as text (body, tool-call ids,
+names and JSON arguments, the tool-result call id) + ``Limits.image_tokens`` per image. Tool
+schemas cost the estimate of their compact JSON as sent. The estimator is pluggable: any
+callable ``list[str] -> list[int]``; the default is the byte estimator ``ceil(utf8_bytes / 3)``
+through ``ctxsieve.kernels.estimate_tokens`` (one boundary crossing per batch).
+
+>>> acc = Accountant()
+>>> [c.tokens(8192) for c in acc.messages([{"role": "user", "content": "hello world"}])]
+[8]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxsieve import kernels
+from ctxsieve.admission.messages import Message, coerce_message
+from ctxsieve.errors import ConfigError
+
+# Tokens a provider adds around each message (role marker, start/end separators). OpenAI's
+# published counting recipe uses 3 per message plus 3 to prime the reply; we charge 4 to stay on
+# the safe side across providers, and the same per tool schema.
+MESSAGE_FRAMING_TOKENS = 4
+
+Estimator = Callable[[list[str]], list[int]]
+
+
+def byte_estimator(texts: list[str]) -> list[int]:
+    """``ceil(utf8_bytes / 3)`` per text (the Mesh estimator)."""
+    return kernels.estimate_tokens(texts)
+
+
+def estimator_name(estimator: Estimator) -> str:
+    if estimator is byte_estimator:
+        return "bytes/3"
+    return str(getattr(estimator, "name", None) or getattr(estimator, "__name__", type(estimator).__name__))
+
+
+@dataclass(frozen=True)
+class MessageCost:
+    """A message and its cached estimate; ``tokens(image_tokens)`` adds framing and images."""
+
+    message: Message
+    text_tokens: int
+    images: int
+
+    def tokens(self, image_tokens: int) -> int:
+        return MESSAGE_FRAMING_TOKENS + self.text_tokens + self.images * image_tokens
+
+
+def message_texts(m: Message) -> list[str]:
+    """Everything of ``m`` that is sent as text, in one list (estimated together)."""
+    out = [m.text]
+    for call in m.tool_calls:
+        out += [call.id, call.name, call.arguments]
+    if m.tool_call_id:
+        out.append(m.tool_call_id)
+    if m.name:
+        out.append(m.name)
+    return out
+
+
+def schema_json(schema: Any) -> str:
+    """A tool schema as sent: compact JSON (non-JSON values by their ``str``)."""
+    return json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str, sort_keys=False)
+
+
+class Accountant:
+    """Estimates costs and caches them per message object, so a long loop estimates each
+    message once. Messages are treated as immutable once passed in: pass a new object to change one.
+    """
+
+    def __init__(self, estimator: Estimator | None = None, max_cached: int = 200_000):
+        self.estimator: Estimator = estimator or byte_estimator
+        self.name = estimator_name(self.estimator)
+        self._max = max_cached
+        # key -> (obj, cost); holding obj keeps its id from being reused while it is cached
+        self._msg: dict[Any, tuple[Any, Any]] = {}
+        self._schema: dict[Any, tuple[Any, Any]] = {}
+        self._frag: dict[Any, tuple[Any, Any]] = {}
+        self.estimated_messages = 0  # how many messages were actually estimated (cache misses)
+
+    def texts(self, texts: Sequence[str]) -> list[int]:
+        """Estimate texts in one batch, checking what a user-supplied estimator returns."""
+        texts = list(texts)
+        if not texts:
+            return []
+        out = self.estimator(texts)
+        if not isinstance(out, list) or len(out) != len(texts):
+            got = len(out) if isinstance(out, list) else type(out).__name__
+            raise ConfigError(f"estimator {self.name!r} must return a list of {len(texts)} ints, got {got}")
+        for i, t in enumerate(out):
+            if isinstance(t, bool) or not isinstance(t, int) or t < 0:
+                raise ConfigError(f"estimator {self.name!r} returned {t!r} for text {i}; expected an int >= 0")
+        return out
+
+    def _remember(self, cache: dict[Any, tuple[Any, Any]], key: Any, obj: Any, value: Any) -> None:
+        if len(cache) >= self._max:
+            # drop the oldest half: insertion order is age, and old turns are rarely re-admitted
+            for k in list(cache)[: self._max // 2]:
+                del cache[k]
+        cache[key] = (obj, value)
+
+    @staticmethod
+    def _cached(cache: dict[Any, tuple[Any, Any]], key: Any, obj: Any) -> Any:
+        hit = cache.get(key)
+        return hit[1] if hit is not None and hit[0] is obj else None
+
+    def messages(self, raws: Sequence[Any]) -> list[MessageCost]:
+        """Costs of ``raws`` (Messages or provider dicts); only uncached ones are estimated, in one batch."""
+        cache = self._msg
+        out: list[MessageCost | None] = [self._cached(cache, id(r), r) for r in raws]
+        missing = [i for i, c in enumerate(out) if c is None]
+        if missing:
+            msgs = [coerce_message(raws[i]) for i in missing]
+            per = [message_texts(m) for m in msgs]
+            flat = self.texts([t for texts in per for t in texts])
+            pos = 0
+            for i, m, texts in zip(missing, msgs, per):
+                cost = MessageCost(m, sum(flat[pos : pos + len(texts)]), len(m.images))
+                pos += len(texts)
+                out[i] = cost
+                self._remember(cache, id(raws[i]), raws[i], cost)
+            self.estimated_messages += len(missing)
+        return out  # type: ignore[return-value]
+
+    def tool_schemas(self, schemas: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Per-schema cost: framing + the estimate of its JSON as sent (cached per schema object)."""
+        cache = self._schema
+        out: list[int | None] = [self._cached(cache, id(s), s) for s in schemas]
+        missing = [i for i, c in enumerate(out) if c is None]
+        if missing:
+            costs = self.texts([schema_json(schemas[i]) for i in missing])
+            for i, c in zip(missing, costs):
+                out[i] = MESSAGE_FRAMING_TOKENS + c
+                self._remember(cache, id(schemas[i]), schemas[i], out[i])
+        return out  # type: ignore[return-value]
+
+    def fragments(self, owners: Sequence[Any], keys: Sequence[Any], render: Callable[[int], str]) -> list[int]:
+        """Costs of rendered context fragments, cached per ``(owner object, key)``; ``render(i)``
+        produces fragment ``i`` only when it is not cached."""
+        cache = self._frag
+        out: list[int | None] = [self._cached(cache, (id(o), k), o) for o, k in zip(owners, keys)]
+        missing = [i for i, c in enumerate(out) if c is None]
+        if missing:
+            costs = self.texts([render(i) for i in missing])
+            for i, c in zip(missing, costs):
+                out[i] = c
+                self._remember(cache, (id(owners[i]), keys[i]), owners[i], c)
+        return out  # type: ignore[return-value]

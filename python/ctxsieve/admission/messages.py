@@ -1,0 +1,185 @@
+"""The provider-neutral message, and the reading of OpenAI/Anthropic-style dicts into it.
+
+Malformed input is never dropped: a message without a role is read as user text, a tool result
+without a call id stays a tool result, non-JSON tool arguments are kept verbatim. Each such
+message carries ``problems`` (short notes without bodies) that the assembly report repeats.
+
+>>> m = coerce_message({"role": "assistant", "content": None,
+...     "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{oops"}}]})
+>>> m.tool_calls[0].name, m.problems
+('f', ('tool call c1: arguments are not valid JSON',))
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image by URL or base64 data; ``description`` is what later calls see instead of it."""
+
+    url: str | None = None
+    data: str | None = None
+    media_type: str = "image/png"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call as sent: ``arguments`` is the JSON text (kept verbatim even when invalid)."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message. ``audience`` (None: anyone) limits which calls may include it."""
+
+    role: str
+    text: str = ""
+    images: tuple[Image, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    audience: frozenset[str] | None = None
+    problems: tuple[str, ...] = field(default=(), compare=False)
+
+
+def parse_audience(value: Any) -> frozenset[str] | None:
+    """None, "public" and "*" mean anyone; a string or iterable of strings names who may see it."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return None if value in ("public", "*", "") else frozenset([value])
+    if isinstance(value, Iterable):
+        out = frozenset(str(v) for v in value)
+        return None if ("*" in out or "public" in out) else out
+    return frozenset([str(value)])
+
+
+def _text_and_images(content: Any, problems: list[str]) -> tuple[str, tuple[Image, ...]]:
+    if content is None:
+        return "", ()
+    if isinstance(content, str):
+        return content, ()
+    if not isinstance(content, list):
+        problems.append(f"content of type {type(content).__name__} read as its JSON text")
+        return json.dumps(content, default=str, ensure_ascii=False), ()
+    texts: list[str] = []
+    images: list[Image] = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if isinstance(part, str):
+            texts.append(part)
+        elif kind == "text" and isinstance(part, Mapping):
+            texts.append(str(part.get("text", "")))
+        elif kind == "image_url" and isinstance(part, Mapping):
+            iu = part.get("image_url")
+            url = iu.get("url") if isinstance(iu, Mapping) else iu
+            images.append(Image(url=str(url)))
+        elif kind == "image" and isinstance(part, Mapping):
+            src = part.get("source") or {}
+            if src.get("type") == "base64":
+                images.append(Image(data=src.get("data"), media_type=src.get("media_type", "image/png")))
+            else:
+                images.append(Image(url=src.get("url")))
+        elif isinstance(part, Image):
+            images.append(part)
+        else:
+            # unknown parts still cost tokens: keep their JSON text
+            problems.append(f"content part of type {kind!r} read as its JSON text")
+            texts.append(json.dumps(part, default=str, ensure_ascii=False))
+    return "\n".join(texts), tuple(images)
+
+
+def _tool_call(raw: Any, problems: list[str]) -> ToolCall:
+    if isinstance(raw, ToolCall):
+        return raw
+    if not isinstance(raw, Mapping):
+        problems.append("tool call that is not a mapping read as its JSON text")
+        return ToolCall(id="", name="", arguments=json.dumps(raw, default=str))
+    inner = raw.get("function")
+    fn: Mapping[str, Any] = inner if isinstance(inner, Mapping) else raw
+    call_id = str(raw.get("id") or "")
+    name = str(fn.get("name") or "")
+    args: Any = fn.get("arguments", fn.get("input", "{}"))
+    if not isinstance(args, str):
+        args = json.dumps(args, default=str, ensure_ascii=False)
+    else:
+        try:
+            json.loads(args)
+        except ValueError:
+            problems.append(f"tool call {call_id or '?'}: arguments are not valid JSON")
+    if not call_id:
+        problems.append(f"tool call {name or '?'} has no id")
+    return ToolCall(id=call_id, name=name, arguments=args)
+
+
+def coerce_message(raw: Any) -> Message:
+    """A ``Message`` from a Message, an OpenAI chat dict or an Anthropic-style dict."""
+    if isinstance(raw, Message):
+        return raw
+    problems: list[str] = []
+    if isinstance(raw, str):
+        return Message(role="user", text=raw)
+    if not isinstance(raw, Mapping):
+        problems.append(f"message of type {type(raw).__name__} read as user text")
+        return Message(role="user", text=json.dumps(raw, default=str), problems=tuple(problems))
+    role = raw.get("role")
+    if role not in ROLES:
+        problems.append(f"role {role!r} is not one of {sorted(ROLES)}; read as user text")
+        role = "user"
+    text, images = _text_and_images(raw.get("content"), problems)
+    calls = tuple(_tool_call(c, problems) for c in (raw.get("tool_calls") or ()))
+    call_id = raw.get("tool_call_id")
+    if role == "tool" and not call_id:
+        problems.append("tool result without a tool_call_id")
+    return Message(
+        role=role,
+        text=text,
+        images=images,
+        tool_calls=calls,
+        tool_call_id=str(call_id) if call_id else None,
+        name=raw.get("name"),
+        audience=parse_audience(raw.get("audience")),
+        problems=tuple(problems),
+    )
+
+
+@dataclass(frozen=True)
+class Record:
+    """Messages that leave the prompt together: one message, or a tool call with its results.
+
+    ``turn`` numbers the user turn the record belongs to (0 before the first user message).
+    """
+
+    messages: tuple[Message, ...]
+    turn: int
+
+
+def group_records(messages: Sequence[Message]) -> list[Record]:
+    """Group messages into whole records: an assistant message with tool calls takes the tool
+    results that answer it (consecutive ``tool`` messages), so a call never leaves without them."""
+    records: list[Record] = []
+    turn = 0
+    i, n = 0, len(messages)
+    while i < n:
+        m = messages[i]
+        if m.role == "user":
+            turn += 1
+        group = [m]
+        i += 1
+        if m.role == "assistant" and m.tool_calls:
+            while i < n and messages[i].role == "tool":
+                group.append(messages[i])
+                i += 1
+        records.append(Record(tuple(group), turn))
+    return records

@@ -1,0 +1,145 @@
+"""What a turn fixes once, at its start: the costed parts of every call it will admit.
+
+Memories are filtered by audience, ranked and costed as context fragments; history is grouped
+into whole records, filtered by audience and costed per message (cached across turns by the
+session's ``Accountant``). The prefix sums built here let each later call select in O(log n).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
+
+from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS, Accountant, MessageCost
+from ctxsieve.admission.context import (
+    GAP_NOTICE_WIDEST,
+    HISTORY_HEADING,
+    MEMORY_HEADING,
+    SKILLS_HEADING,
+    Evidence,
+    SystemPrompt,
+    coerce_evidence,
+    coerce_skills,
+    context_preamble,
+    eligible,
+    memory_fragment,
+    message_fragment,
+    rank_evidence,
+)
+from ctxsieve.admission.messages import Message, Record, group_records
+
+
+def _prefix(costs: Sequence[int]) -> list[int]:
+    return [0, *accumulate(costs)]
+
+
+@dataclass
+class Prepared:
+    system_text: str
+    system_tokens: int
+    skill_lines: list[str]
+    skill_prefix: list[int]
+    skills_heading_tokens: int
+    tools: tuple[Mapping[str, Any], ...]
+    tools_tokens: int
+    current: MessageCost
+    preamble: str
+    preamble_tokens: int
+    memories: list[Evidence]
+    memory_prefix: list[int]
+    memory_ineligible: int
+    records: list[Record]
+    record_raw_index: list[int]
+    history_prefix: list[int]
+    turns_before: list[int]
+    history_ineligible: int
+    gap_tokens: int
+    notes: list[str] = field(default_factory=list)
+    record_text: list[str | None] = field(default_factory=list)
+
+    def omitted_turns(self, start: int) -> int:
+        """How many distinct user turns have records before ``start`` (all omitted or part)."""
+        return self.turns_before[start]
+
+
+def prepare(
+    acc: Accountant,
+    *,
+    system: str | SystemPrompt,
+    user: Any,
+    history: Sequence[Any],
+    memories: Sequence[Any],
+    tools: Sequence[Mapping[str, Any]],
+    skills: Sequence[Any],
+    labels: Mapping[str, str],
+    attribution: str | None,
+    audience: frozenset[str] | None,
+) -> Prepared:
+    notes: list[str] = []
+    system_text = system.render() if isinstance(system, SystemPrompt) else str(system)
+    preamble = context_preamble(labels, attribution)
+    lines = coerce_skills(skills)
+    fixed = acc.texts([system_text, SKILLS_HEADING, preamble + MEMORY_HEADING + HISTORY_HEADING, GAP_NOTICE_WIDEST])
+    skill_costs = acc.texts(lines)
+    (current,) = acc.messages([user])
+    if current.message.role != "user":
+        notes.append(f"current message has role {current.message.role!r}; sent as given")
+    notes += [f"current message: {p}" for p in current.message.problems]
+
+    # memories: audience first, then relevance order, then cost as rendered
+    all_mem = coerce_evidence(memories)
+    mem = rank_evidence([e for e in all_mem if eligible(e.audience, audience)])
+    mem_costs = acc.fragments([e.owner for e in mem], [e.id for e in mem], lambda i: memory_fragment(mem[i]))
+
+    # history: whole records, audience per record, cost per message fragment
+    hist_costs = acc.messages(history)
+    msgs: list[Message] = [c.message for c in hist_costs]
+    for i, m in enumerate(msgs):
+        notes += [f"history message {i}: {p}" for p in m.problems]
+    index_of = {id(m): i for i, m in enumerate(msgs)}
+    records = group_records(msgs)
+    kept = [r for r in records if all(eligible(m.audience, audience) for m in r.messages)]
+    owners: list[Any] = []
+    keys: list[int] = []
+    frag_msgs: list[tuple[Message, int]] = []
+    for r in kept:
+        for m in r.messages:
+            owners.append(history[index_of[id(m)]])
+            keys.append(r.turn)
+            frag_msgs.append((m, r.turn))
+    frag_costs = acc.fragments(owners, keys, lambda i: message_fragment(*frag_msgs[i]))
+    rec_costs: list[int] = []
+    pos = 0
+    for r in kept:
+        rec_costs.append(sum(frag_costs[pos : pos + len(r.messages)]))
+        pos += len(r.messages)
+    turns_before = [0]
+    for i, r in enumerate(kept):
+        new_turn = i == 0 or r.turn != kept[i - 1].turn
+        turns_before.append(turns_before[-1] + (1 if new_turn else 0))
+
+    return Prepared(
+        system_text=system_text,
+        system_tokens=MESSAGE_FRAMING_TOKENS + fixed[0],
+        skill_lines=lines,
+        skill_prefix=_prefix(skill_costs),
+        skills_heading_tokens=fixed[1],
+        tools=tuple(tools),
+        tools_tokens=sum(acc.tool_schemas(list(tools))),
+        current=current,
+        preamble=preamble,
+        preamble_tokens=MESSAGE_FRAMING_TOKENS + fixed[2],
+        memories=mem,
+        memory_prefix=_prefix(mem_costs),
+        memory_ineligible=len(all_mem) - len(mem),
+        records=kept,
+        record_raw_index=[index_of[id(r.messages[0])] for r in kept],
+        history_prefix=_prefix(rec_costs),
+        turns_before=turns_before,
+        history_ineligible=len(records) - len(kept),
+        gap_tokens=fixed[3],
+        notes=notes,
+        record_text=[None] * len(kept),
+    )

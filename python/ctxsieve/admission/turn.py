@@ -1,0 +1,344 @@
+"""``Turn``: admits every model call of one user turn, including the final call without tools.
+
+>>> from ctxsieve.admission import Session
+>>> turn = Session().turn("What is our refund window?", system="You answer from policy.",
+...     memories=[{"id": "m1", "content": "Refunds: 30 days.", "score": 0.9}])
+>>> adm = turn.admit()
+>>> [m["role"] for m in adm.request.to_openai()["messages"]], adm.report.counts["memory"]["included"]
+(['system', 'user', 'user'], 1)
+>>> reply = {"role": "assistant", "content": "30 days."}
+>>> usage = turn.record_response(reply, usage={"prompt_tokens": 70, "completion_tokens": 3})
+>>> (usage.input_tokens, usage.source)
+(70, 'provider')
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS
+from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_event, render_context
+from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
+from ctxsieve.admission.errors import SnapshotError, TurnStateError
+from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP
+from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
+from ctxsieve.admission.messages import parse_audience
+from ctxsieve.admission.prepared import prepare
+from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage, UsageTotals
+from ctxsieve.admission.request import Request
+from ctxsieve.admission.runlimits import RunBudget, RunLimits
+from ctxsieve.admission.select import Selection, select_optional
+from ctxsieve.errors import ConfigError
+
+if TYPE_CHECKING:
+    from ctxsieve.admission.session import Session
+
+_TURN_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+__all__ = ["Admission", "CallRecord", "LineageEntry", "RunLimits", "Turn"]
+
+
+@dataclass(frozen=True)
+class Admission:
+    """One admitted call: send ``request``; ``report`` says what is in it and why."""
+
+    request: Request
+    report: ContextAssemblyReport
+    call_index: int
+    attempt: int
+    snapshot_id: str | None
+    limit: InputLimit
+    breakdown: dict[str, int]
+
+
+@dataclass
+class CallRecord:
+    """A model call of the turn; ``snapshot_id`` names the snapshot of the prompt it used."""
+
+    call_index: int
+    attempt: int
+    model: str | None
+    snapshot_id: str | None
+    estimated_input_tokens: int
+    usage: RequestUsage | None = None
+
+
+@dataclass(frozen=True)
+class LineageEntry:
+    """Evidence a call of this turn included; kept even when a later call prunes it."""
+
+    id: str
+    source: str
+    first_call: int
+
+
+class Turn:
+    """Admits each call of one user turn; create it with ``Session.turn``."""
+
+    def __init__(
+        self,
+        session: Session,
+        user: Any,
+        *,
+        system: str | SystemPrompt = "",
+        history: Sequence[Any] = (),
+        memories: Sequence[Any] = (),
+        tools: Sequence[Mapping[str, Any]] = (),
+        skills: Sequence[Any] = (),
+        labels: Mapping[str, str] | None = None,
+        attribution: str | None = None,
+        audience: Any = None,
+        model: str | None = None,
+        turn_id: str | None = None,
+        run: RunBudget | RunLimits | None = None,
+    ):
+        self.turn_id = turn_id or uuid.uuid4().hex
+        if not isinstance(self.turn_id, str) or not _TURN_ID.fullmatch(self.turn_id):
+            raise ConfigError(f"turn_id {turn_id!r}: expected 1-128 characters of A-Z a-z 0-9 _ -")
+        self.session = session
+        self.model = model
+        self.audience = parse_audience(audience)
+        self.run = run if isinstance(run, RunBudget) else RunBudget(run or session.run_limits)
+        self.prepared = prepare(
+            session.accountant,
+            system=system,
+            user=user,
+            history=history,
+            memories=memories,
+            tools=tools,
+            skills=skills,
+            labels=dict(labels or {}),
+            attribution=attribution,
+            audience=self.audience,
+        )
+        self._ongoing: list[Any] = []
+        self._ongoing_text = 0
+        self._ongoing_images = 0
+        self._memory_max: int | None = None  # omissions are monotonic within the turn
+        self._history_min = 0
+        self._dropped_reported = 0
+        self._context_cache: tuple[tuple[int, int], str | None] | None = None
+        self._last_snapshot: tuple[str, str] | None = None
+        self._lineage: dict[str, LineageEntry] = {}
+        self._limits: dict[str, InputLimit] = {}
+        self.calls: list[CallRecord] = []
+        self.usage = UsageTotals()
+        self.finished = False
+        self._call_index = -1
+        self._attempt = 0
+        self._pending: Admission | None = None
+        self._notes: list[str] = list(self.prepared.notes)
+
+    # -- the loop adds messages ---------------------------------------------------------------
+
+    def add(self, message: Any) -> None:
+        """Add an assistant or tool message produced by this turn's loop (costed once)."""
+        (cost,) = self.session.accountant.messages([message])
+        self._ongoing.append(cost.message)
+        self._ongoing_text += MESSAGE_FRAMING_TOKENS + cost.text_tokens
+        self._ongoing_images += cost.images
+        self._notes += [f"turn message {len(self._ongoing) - 1}: {p}" for p in cost.message.problems]
+
+    def add_tool_result(self, call_id: str, content: str, name: str | None = None) -> None:
+        self.add({"role": "tool", "tool_call_id": call_id, "content": content, **({"name": name} if name else {})})
+
+    @property
+    def lineage(self) -> tuple[LineageEntry, ...]:
+        return tuple(self._lineage.values())
+
+    # -- admission ----------------------------------------------------------------------------
+
+    def admit(self, model: str | None = None, *, tools: bool = True) -> Admission:
+        """Admit the next model call; ``tools=False`` for the final call without tools."""
+        self._begin_call()
+        m = model or self.model
+        return self._admit(m, tools, self._limit_for(m, None))
+
+    async def admit_async(self, model: str | None = None, *, tools: bool = True) -> Admission:
+        self._begin_call()
+        m = model or self.model
+        return self._admit(m, tools, await self._limit_for_async(m))
+
+    def fallback(self, model: str) -> Admission:
+        """Re-admit the pending call for a fallback model: a smaller window shrinks optional context."""
+        tools = self._begin_fallback()
+        return self._admit(model, tools, self._limit_for(model, None))
+
+    async def fallback_async(self, model: str) -> Admission:
+        tools = self._begin_fallback()
+        return self._admit(model, tools, await self._limit_for_async(model))
+
+    def _begin_call(self) -> None:
+        if self.finished:
+            raise TurnStateError(f"turn {self.turn_id} is finished; start a new turn with Session.turn")
+        self.run.check()
+        self._call_index += 1
+        self._attempt = 0
+        self._pending = None
+
+    def _begin_fallback(self) -> bool:
+        if self._pending is None:
+            raise TurnStateError("fallback() needs a call admitted with admit() and not yet answered")
+        self.run.check()
+        self._attempt += 1
+        return bool(self._pending.request.tools)
+
+    def _limit_for(self, model: str | None, _: Any) -> InputLimit:
+        key = model or ""
+        if key not in self._limits:
+            cached = self.session.cached_window(model)
+            self._limits[key] = cached or resolve_input_limit(self.session.limits, model, self.session.window_lookup)
+            self.session.remember_window(model, self._limits[key])
+        return self._limits[key]
+
+    async def _limit_for_async(self, model: str | None) -> InputLimit:
+        key = model or ""
+        if key not in self._limits:
+            s = self.session
+            cached = s.cached_window(model)
+            self._limits[key] = cached or await resolve_input_limit_async(s.limits, model, s.window_lookup)
+            s.remember_window(model, self._limits[key])
+        return self._limits[key]
+
+    def _required(self, limit: InputLimit, with_tools: bool) -> tuple[dict[str, int], int]:
+        p, lim = self.prepared, self.session.limits
+        cap = limit.skills_cap(lim.skills_fraction) - p.skills_heading_tokens
+        n_skills = 0
+        if p.skill_lines and cap > 0:
+            n_skills = bisect_right(p.skill_prefix, cap) - 1
+        skills = p.skill_prefix[n_skills] + (p.skills_heading_tokens if n_skills else 0)
+        cur = p.current
+        required = {
+            "system": p.system_tokens,
+            "skills": skills,
+            "tools": p.tools_tokens if with_tools else 0,
+            "messages": MESSAGE_FRAMING_TOKENS + cur.text_tokens + self._ongoing_text + p.preamble_tokens,
+            "images": (cur.images + self._ongoing_images) * lim.image_tokens,
+            "overhead": lim.protocol_overhead,
+        }
+        return required, n_skills
+
+    def _admit(self, model: str | None, with_tools: bool, limit: InputLimit) -> Admission:
+        p, s = self.prepared, self.session
+        required, n_skills = self._required(limit, with_tools)
+        sel = select_optional(
+            limit.tokens,
+            required,
+            p.memory_prefix,
+            p.history_prefix,
+            gap_tokens=p.gap_tokens,
+            memory_ceiling=s.limits.memory_ceiling,
+            history_ceiling=s.limits.history_ceiling,
+            memory_max=self._memory_max,
+            history_min_start=self._history_min,
+            limit_origin=limit.origin,
+            model=model,
+        )
+        request = Request(
+            model=model,
+            system=p.system_text + (SKILLS_HEADING + "".join(p.skill_lines[:n_skills]) if n_skills else ""),
+            context=self._context(sel),
+            current=p.current.message,
+            messages=tuple(self._ongoing),
+            tools=p.tools if with_tools else (),
+        )
+        snapshot_id = self._snapshot(request)  # raises SnapshotError: nothing below happens
+        # commit: the call will happen with exactly this content
+        self._memory_max, self._history_min = sel.memory_kept, sel.history_start
+        for e in p.memories[: sel.memory_kept]:
+            self._lineage.setdefault(e.id, LineageEntry(e.id, e.source, self._call_index))
+        self.run.model_calls += 1
+        breakdown = {**required, "memory": sel.memory_tokens, "history": sel.history_tokens}
+        estimate = sum(breakdown.values())
+        if sel.history_start > self._dropped_reported:
+            self._dropped_reported = sel.history_start
+            s.events.emit(WINDOW_DROP, drop_event(self, sel))
+        report = assembly_report(self, model, limit, sel, breakdown, snapshot_id, n_skills, with_tools)
+        s.events.emit(CONTEXT_ASSEMBLY, assembly_event(report))
+        adm = Admission(request, report, self._call_index, self._attempt, snapshot_id, limit, breakdown)
+        self.calls.append(CallRecord(self._call_index, self._attempt, model, snapshot_id, estimate))
+        self._pending = adm
+        return adm
+
+    def _context(self, sel: Selection) -> str | None:
+        """The attributed-context message, regenerated only when what it retains changed."""
+        key = (sel.memory_kept, sel.history_start)
+        if self._context_cache is None or self._context_cache[0] != key:
+            self._context_cache = (key, render_context(self.prepared, sel))
+        return self._context_cache[1]
+
+    def _snapshot(self, request: Request) -> str | None:
+        """Persist a changed prompt before its call; an unchanged one reuses its snapshot."""
+        store = self.session.snapshot_store
+        if store is None:
+            return None
+        payload = request.payload()
+        if self._last_snapshot is not None and self._last_snapshot[0] == payload:
+            return self._last_snapshot[1]
+        try:
+            snapshot_id = store.save_snapshot(self.turn_id, self._call_index, payload)
+        except Exception as exc:
+            raise SnapshotError(
+                f"could not persist the prompt of turn {self.turn_id} call {self._call_index} "
+                f"({type(exc).__name__}: {exc}); the model call must not happen"
+            ) from exc
+        if not isinstance(snapshot_id, str) or not snapshot_id:
+            raise SnapshotError(f"snapshot store returned {snapshot_id!r} instead of a snapshot id")
+        self._last_snapshot = (payload, snapshot_id)
+        return snapshot_id
+
+    # -- after the call -----------------------------------------------------------------------
+
+    def record_response(self, message: Any = None, *, usage: Any = None) -> RequestUsage:
+        """Record the pending call's reply (added to the loop's messages) and its usage.
+
+        Provider-reported ``usage`` (OpenAI or Anthropic shape) is the source of truth; the
+        estimate only stands in for what the provider did not report.
+        """
+        adm = self._pending
+        if adm is None:
+            raise TurnStateError("record_response() needs an admitted call that has not been answered")
+        b = adm.breakdown
+        breakdown = {
+            "system": b["system"],
+            "tools": b["tools"],
+            "skills": b["skills"],
+            "memory": b["memory"],
+            "messages": b["messages"] + b["history"] + b["images"],
+        }
+        est = adm.report.estimated_input_tokens
+        req = RequestUsage.build(
+            estimated_input=est, input_budget=adm.limit.tokens, breakdown=breakdown, provider=usage
+        )
+        self.calls[-1].usage = req
+        self.usage.add(req)
+        self.session.usage.add(req)
+        self.run.tokens += req.total_tokens
+        if message is not None:
+            self.add(message)
+            self.run.tool_calls += len(self._ongoing[-1].tool_calls)
+        self._pending = None
+        return req
+
+    def finish(self) -> dict[str, Any]:
+        """Close the turn; returns its usage, calls and lineage, and updates the session totals."""
+        if self.finished:
+            raise TurnStateError(f"turn {self.turn_id} is already finished")
+        self.finished = True
+        summary = {
+            "turn_id": self.turn_id,
+            "usage": vars(self.usage).copy(),
+            "calls": [
+                {"call_index": c.call_index, "attempt": c.attempt, "model": c.model, "snapshot_id": c.snapshot_id}
+                for c in self.calls
+            ],
+            "lineage": [vars(e).copy() for e in self._lineage.values()],
+            "run": self.run.snapshot(),
+        }
+        self.session.finish_turn(self.usage)
+        return summary
