@@ -7,24 +7,66 @@ admits or refuses the request before it is sent, and explains every decision.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ctxsieve.engine import ContextEngine
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
+from ctxsieve.scorer import LLMScorer, openai_compatible
+from ctxsieve.sources import (
+    CallableSource,
+    HistorySource,
+    OKFBundle,
+    OKFIndexSource,
+    OKFSource,
+    RAGSource,
+    SourceConfig,
+    StaticSource,
+)
+from ctxsieve.stages.policies import Everything, FixedSlots, Policy, ScoredKnapsack
 from ctxsieve.types import Budget, ContextItem, ScoredItem, Signals, Trace, TraceEntry, Window
 
 __version__ = "0.1.0"
 
+
+def load_engine(path: str | os.PathLike[str], objects: Mapping[str, Any] | None = None) -> ContextEngine:
+    """A ``ContextEngine`` from a ``kind: ContextPolicy`` YAML file (extra ``yaml``); see
+    ``ctxsieve.spec``. Imported on call, so ``import ctxsieve`` never needs pydantic."""
+    from ctxsieve.spec import load_engine as load
+
+    return load(path, objects)
+
+
 __all__ = [
     "Budget",
     "BudgetExceededError",
+    "CallableSource",
     "ConfigError",
+    "ContextEngine",
     "ContextError",
     "ContextItem",
+    "Everything",
+    "FixedSlots",
+    "HistorySource",
+    "LLMScorer",
     "MissingExtraError",
+    "OKFBundle",
+    "OKFIndexSource",
+    "OKFSource",
+    "Policy",
+    "RAGSource",
     "ScoredItem",
+    "ScoredKnapsack",
     "Signals",
+    "SourceConfig",
+    "StaticSource",
     "Trace",
     "TraceEntry",
     "Window",
     "__version__",
     "backend",
+    "load_engine",
+    "openai_compatible",
 ]

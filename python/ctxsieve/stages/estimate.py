@@ -3,9 +3,8 @@
 An estimator is a callable ``list[str] -> list[int]`` or an object with
 ``count_batch(list[str]) -> list[int]``; ``resolve_estimator`` also accepts a name. Built in:
 ``"bytes/3"`` (the default, ``ceil(utf8 bytes / 3)`` through the kernel) and ``"bytes/<n>"``.
-Other names are resolved by prefix through ``register_estimator`` (the tokenizers package
-registers e.g. ``"hf:"`` and ``"calibrated:"``), or by ``ctxsieve.tokenizers.resolve(name)``
-when that module provides it.
+Other names go to a factory registered by prefix with ``register_estimator``, else to
+``ctxsieve.tokenizers.get_estimator(name)`` (``calibrated:<profile>``, ``hf:<path>``, ...).
 
 >>> est = TokenEstimator("bytes/3")
 >>> est.count(["abcdef", "abcdef", "é"])
@@ -63,9 +62,9 @@ def _by_name(name: str) -> CountFn:
         tokenizers = importlib.import_module("ctxsieve.tokenizers")
     except ImportError:
         tokenizers = None
-    resolve = getattr(tokenizers, "resolve", None)
-    if resolve is not None:
-        return resolve_estimator(resolve(name))
+    get_estimator = getattr(tokenizers, "get_estimator", None)
+    if get_estimator is not None:
+        return resolve_estimator(get_estimator(name))  # calibrated:<profile>, hf:<path>, ...
     raise ConfigError(f"tokenizer: unknown estimator {name!r} (built in: 'bytes/3', 'bytes/<n>')")
 
 
