@@ -1,0 +1,300 @@
+"""PostgreSQL backend (psycopg 3) for many agent processes on many machines.
+
+Search uses PostgreSQL full-text search: a stored ``tsvector`` column (configuration
+``simple``: lower-cased words, no stemming, like the kernels' words) with a GIN index, ranked
+by ``ts_rank``. Every write is one transaction; a process killed mid-write leaves nothing
+half-done. Blob chunks are stored as UTF-8 ``bytea`` because PostgreSQL ``text`` cannot hold
+NUL characters; in records (text that is searched) a NUL becomes U+FFFD.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from ctxsieve.errors import MissingExtraError
+from ctxsieve.stores._text import check_limit, count_lines, query_terms, tags_from_json, tags_to_json
+from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
+from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
+
+try:
+    import psycopg
+except ImportError:  # pragma: no cover - exercised only without the extra
+    psycopg = None  # type: ignore[assignment]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS {ns}_blobs (
+    id text PRIMARY KEY, chars bigint NOT NULL, lines bigint NOT NULL, chunks integer NOT NULL,
+    created double precision NOT NULL);
+CREATE TABLE IF NOT EXISTS {ns}_blob_chunks (
+    blob_id text NOT NULL, seq integer NOT NULL, first_line bigint NOT NULL, first_char bigint NOT NULL,
+    body bytea NOT NULL, PRIMARY KEY (blob_id, seq));
+CREATE TABLE IF NOT EXISTS {ns}_records (
+    collection text NOT NULL, id text NOT NULL, scope text NOT NULL, position bigint NOT NULL,
+    text text NOT NULL, tags text NOT NULL, tags_json text NOT NULL, audience text NOT NULL,
+    payload text NOT NULL, created double precision NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', text || ' ' || tags)) STORED,
+    PRIMARY KEY (collection, id));
+CREATE INDEX IF NOT EXISTS {ns}_records_tsv ON {ns}_records USING gin (tsv);
+CREATE INDEX IF NOT EXISTS {ns}_records_scope ON {ns}_records (collection, scope, position);
+CREATE TABLE IF NOT EXISTS {ns}_snapshots (
+    id text PRIMARY KEY, turn_id text NOT NULL, call_index integer NOT NULL, payload text NOT NULL,
+    created double precision NOT NULL);
+"""
+
+_COLS = "id, text, scope, position, tags_json, audience, payload, created"
+
+
+def _nul(text: str) -> str:
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def _guard(fn: _F) -> _F:
+    @functools.wraps(fn)
+    def wrapper(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailableError(f"PostgreSQL store {self.url} is unreachable: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL store {self.url}: {exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _record(row: Sequence[Any]) -> Record:
+    return Record(row[0], row[1], row[2], int(row[3]), tags_from_json(row[4]), row[5], row[6], float(row[7]))
+
+
+class PostgresStore:
+    """Blob, record and snapshot store in PostgreSQL tables prefixed with ``namespace``."""
+
+    def __init__(self, url: str, *, namespace: str = "ctxsieve", connect_timeout: float = 5.0):
+        if psycopg is None:
+            raise MissingExtraError("postgres", "psycopg")
+        self._dsn = url
+        self.url = redact_url(url)
+        self.ns = check_collection(namespace)
+        self._timeout = connect_timeout
+        self._lock = threading.RLock()
+        try:
+            self._conn = self._connect()
+            with self._conn.transaction():
+                # serialise DDL: concurrent CREATE ... IF NOT EXISTS can still collide in the catalog
+                self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ctxsieve-schema-{self.ns}",))
+                for stmt in _SCHEMA.format(ns=self.ns).split(";"):
+                    if stmt.strip():
+                        self._conn.execute(stmt)
+        except psycopg.Error as exc:
+            raise StoreUnavailableError(f"cannot connect to PostgreSQL store {self.url}: {exc}") from exc
+
+    def _connect(self) -> Any:
+        return psycopg.connect(self._dsn, autocommit=True, connect_timeout=max(1, int(self._timeout)))
+
+    def _db(self) -> Any:
+        if self._conn.closed or self._conn.broken:
+            self._conn = self._connect()
+        return self._conn
+
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            rows: list[Any] = self._db().execute(sql, args).fetchall()
+            return rows
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.url!r}, namespace={self.ns!r})"
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- blobs ------------------------------------------------------------------------------
+
+    @_guard
+    def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        check_id("blob id", blob_id)
+        ns = self.ns
+        chars = newlines = n = 0
+        last = ""
+        with self._lock:
+            conn = self._db()
+            with conn.transaction():
+                conn.execute(f"DELETE FROM {ns}_blob_chunks WHERE blob_id = %s", (blob_id,))
+                conn.execute(f"DELETE FROM {ns}_blobs WHERE id = %s", (blob_id,))
+                for c in chunks:
+                    conn.execute(
+                        f"INSERT INTO {ns}_blob_chunks VALUES (%s, %s, %s, %s, %s)",
+                        (blob_id, n, c.first_line, c.first_char, c.text.encode("utf-8")),
+                    )
+                    chars += len(c.text)
+                    newlines += c.text.count("\n")
+                    last = c.text[-1:] or last
+                    n += 1
+                info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
+                conn.execute(
+                    f"INSERT INTO {ns}_blobs VALUES (%s, %s, %s, %s, %s)",
+                    (blob_id, info.chars, info.lines, n, info.created),
+                )
+        return info
+
+    @_guard
+    def blob_info(self, blob_id: str) -> BlobInfo | None:
+        check_id("blob id", blob_id)
+        rows = self._query(f"SELECT id, chars, lines, chunks, created FROM {self.ns}_blobs WHERE id = %s", (blob_id,))
+        return BlobInfo(rows[0][0], int(rows[0][1]), int(rows[0][2]), int(rows[0][3]), rows[0][4]) if rows else None
+
+    @_guard
+    def iter_blob(self, blob_id: str, from_line: int = 0) -> Iterator[BlobChunk]:
+        if self.blob_info(blob_id) is None:
+            return iter(())
+        starts = self._query(
+            f"SELECT seq, first_line FROM {self.ns}_blob_chunks WHERE blob_id = %s ORDER BY seq", (blob_id,)
+        )
+        seq = 0
+        for s, first_line in starts:
+            if first_line <= from_line:
+                seq = s
+        # two chunks starting on the same line: the later one continues a long line
+        while seq > 0 and starts[seq][1] == from_line and starts[seq - 1][1] == from_line:
+            seq -= 1
+        return self._chunks(blob_id, seq, len(starts))
+
+    def _chunks(self, blob_id: str, seq: int, count: int) -> Iterator[BlobChunk]:
+        for i in range(seq, count):
+            try:
+                rows = self._query(
+                    f"SELECT seq, first_line, first_char, body FROM {self.ns}_blob_chunks"
+                    " WHERE blob_id = %s AND seq = %s",
+                    (blob_id, i),
+                )
+            except psycopg.Error as exc:
+                raise StoreUnavailableError(f"PostgreSQL store {self.url}: reading a blob failed: {exc}") from exc
+            if not rows:
+                return
+            seq_, first_line, first_char, body = rows[0]
+            yield BlobChunk(seq_, int(first_line), int(first_char), bytes(body).decode("utf-8"))
+
+    @_guard
+    def delete_blob(self, blob_id: str) -> bool:
+        check_id("blob id", blob_id)
+        with self._lock:
+            conn = self._db()
+            with conn.transaction():
+                conn.execute(f"DELETE FROM {self.ns}_blob_chunks WHERE blob_id = %s", (blob_id,))
+                return bool(conn.execute(f"DELETE FROM {self.ns}_blobs WHERE id = %s", (blob_id,)).rowcount)
+
+    # -- records ----------------------------------------------------------------------------
+
+    @_guard
+    def put_records(self, collection: str, records: Sequence[Record]) -> None:
+        check_collection(collection)
+        rows = [
+            (
+                collection,
+                check_id("record id", r.id),
+                _nul(r.scope),
+                int(r.position),
+                _nul(r.text),
+                _nul(" ".join(r.tags)),
+                _nul(tags_to_json(r.tags)),
+                _nul(r.audience),
+                _nul(r.payload),
+                r.created or time.time(),
+            )
+            for r in records
+        ]
+        with self._lock:
+            conn = self._db()
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO {self.ns}_records (collection, id, scope, position, text, tags, tags_json,"
+                    " audience, payload, created) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (collection, id) DO UPDATE SET scope = excluded.scope,"
+                    " position = excluded.position, text = excluded.text, tags = excluded.tags,"
+                    " tags_json = excluded.tags_json, audience = excluded.audience,"
+                    " payload = excluded.payload, created = excluded.created",
+                    rows,
+                )
+
+    @_guard
+    def get_record(self, collection: str, record_id: str) -> Record | None:
+        check_collection(collection)
+        check_id("record id", record_id)
+        rows = self._query(
+            f"SELECT {_COLS} FROM {self.ns}_records WHERE collection = %s AND id = %s", (collection, record_id)
+        )
+        return _record(rows[0]) if rows else None
+
+    @_guard
+    def delete_record(self, collection: str, record_id: str) -> bool:
+        check_collection(collection)
+        check_id("record id", record_id)
+        with self._lock:
+            cur = self._db().execute(
+                f"DELETE FROM {self.ns}_records WHERE collection = %s AND id = %s", (collection, record_id)
+            )
+            return bool(cur.rowcount)
+
+    @_guard
+    def search_records(
+        self, collection: str, query: str, limit: int = 10, where: SearchFilter | None = None
+    ) -> list[Hit]:
+        check_collection(collection)
+        limit = check_limit(limit)
+        terms = query_terms(query)
+        if not terms or limit == 0:
+            return []
+        # each word quoted as a tsquery lexeme; words hold no quotes or operators, but escape anyway
+        tsq = " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+        sql = (
+            f"SELECT {_COLS}, ts_rank(tsv, q) AS rank FROM {self.ns}_records, to_tsquery('simple', %s) q"
+            " WHERE collection = %s AND tsv @@ q"
+        )
+        args: list[Any] = [tsq, collection]
+        if where is not None and where.scope is not None:
+            sql += " AND scope = %s"
+            args.append(where.scope)
+        if where is not None and where.audiences is not None:
+            sql += " AND audience = ANY(%s)"
+            args.append(sorted(where.audiences))
+        sql += " ORDER BY rank DESC, id LIMIT %s"
+        args.append(limit)
+        return [Hit(_record(row[:8]), float(row[8])) for row in self._query(sql, args)]
+
+    @_guard
+    def count_records(self, collection: str, scope: str | None = None) -> int:
+        check_collection(collection)
+        if scope is None:
+            rows = self._query(f"SELECT count(*) FROM {self.ns}_records WHERE collection = %s", (collection,))
+        else:
+            rows = self._query(
+                f"SELECT count(*) FROM {self.ns}_records WHERE collection = %s AND scope = %s", (collection, scope)
+            )
+        return int(rows[0][0])
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    @_guard
+    def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
+        if not isinstance(payload, str):
+            raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        snapshot_id = uuid.uuid4().hex
+        with self._lock:
+            self._db().execute(
+                f"INSERT INTO {self.ns}_snapshots VALUES (%s, %s, %s, %s, %s)",
+                (snapshot_id, _nul(str(turn_id)), int(call_index), _nul(payload), time.time()),
+            )
+        return snapshot_id
+
+    @_guard
+    def load_snapshot(self, snapshot_id: str) -> str | None:
+        if not isinstance(snapshot_id, str):
+            return None
+        rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (snapshot_id,))
+        return rows[0][0] if rows else None

@@ -1,0 +1,331 @@
+"""Redis backend (redis-py) for many agent processes sharing one server.
+
+Debian's Redis has no RediSearch module, so search keeps its own inverted index in plain Redis
+structures and ranks with Okapi BM25 (the kernels' formula, k1=1.2, b=0.75) in Python:
+
+    {ns}:rec:{collection}:{id}        hash: the record, plus its term counts (for removal)
+    {ns}:ix:{collection}:t:{term}     hash: record id -> term frequency
+    {ns}:ix:{collection}:doc          hash: record id -> [length, scope, audience]
+    {ns}:ix:{collection}:stats        hash: n (records), total (sum of lengths)
+    {ns}:ix:{collection}:scope:{s}    set of record ids in scope s
+    {ns}:blob:{id}                    hash: blob metadata, written last (a blob is complete once it exists)
+    {ns}:blob:{id}:c / :l             hash seq -> chunk text / list of "first_line first_char"
+    {ns}:snap:{id}                    hash: snapshot
+
+Record writes are optimistic transactions (WATCH the record keys, MULTI/EXEC), so concurrent
+writers from any number of processes keep the index and the statistics consistent.
+Durability follows the server's configuration (AOF ``appendfsync`` for crash safety).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from ctxsieve import kernels
+from ctxsieve.errors import MissingExtraError
+from ctxsieve.stores._text import check_limit, count_lines, indexed_text, query_terms, tags_from_json, tags_to_json
+from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
+from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
+
+try:
+    import redis as _redis
+except ImportError:  # pragma: no cover - exercised only without the extra
+    _redis = None  # type: ignore[assignment]
+
+K1, B = 1.2, 0.75
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guard(fn: _F) -> _F:
+    """Turn redis-py errors into store errors that name the server (password hidden)."""
+
+    @functools.wraps(fn)
+    def wrapper(self: RedisStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except (_redis.ConnectionError, _redis.TimeoutError) as exc:
+            raise StoreUnavailableError(f"Redis store {self.url} is unreachable: {exc}") from exc
+        except _redis.RedisError as exc:
+            raise StoreError(f"Redis store {self.url}: {exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+class RedisStore:
+    """Blob, record and snapshot store in Redis under the key prefix ``namespace``."""
+
+    def __init__(self, url: str, *, namespace: str = "ctxsieve", connect_timeout: float = 5.0):
+        if _redis is None:
+            raise MissingExtraError("redis", "redis")
+        self.url = redact_url(url)
+        self.ns = check_id("namespace", namespace)
+        try:
+            # Any: redis-py types every reply as bytes | str; decode_responses makes them str
+            self.r: Any = _redis.Redis.from_url(
+                url, socket_connect_timeout=connect_timeout, socket_timeout=60, decode_responses=True
+            )
+            self.r.ping()
+        except (_redis.RedisError, ValueError, OSError) as exc:
+            raise StoreUnavailableError(f"cannot connect to Redis store {self.url}: {exc}") from exc
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self.url!r}, namespace={self.ns!r})"
+
+    def close(self) -> None:
+        self.r.close()
+
+    # -- blobs ------------------------------------------------------------------------------
+
+    def _blob_keys(self, blob_id: str) -> tuple[str, str, str]:
+        base = f"{self.ns}:blob:{check_id('blob id', blob_id)}"
+        return base, base + ":c", base + ":l"
+
+    @_guard
+    def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        meta, ckey, lkey = self._blob_keys(blob_id)
+        self.r.delete(meta, ckey, lkey)
+        chars = newlines = n = 0
+        last = ""
+        for c in chunks:
+            # one round trip per chunk keeps client memory at one chunk however big the blob
+            pipe = self.r.pipeline(transaction=False)
+            pipe.hset(ckey, str(n), c.text)
+            pipe.rpush(lkey, f"{c.first_line} {c.first_char}")
+            pipe.execute()
+            chars += len(c.text)
+            newlines += c.text.count("\n")
+            last = c.text[-1:] or last
+            n += 1
+        info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
+        self.r.hset(
+            meta, mapping={"chars": info.chars, "lines": info.lines, "chunks": n, "created": repr(info.created)}
+        )
+        return info
+
+    @_guard
+    def blob_info(self, blob_id: str) -> BlobInfo | None:
+        meta = self.r.hgetall(self._blob_keys(blob_id)[0])
+        if not meta:
+            return None
+        return BlobInfo(blob_id, int(meta["chars"]), int(meta["lines"]), int(meta["chunks"]), float(meta["created"]))
+
+    @_guard
+    def iter_blob(self, blob_id: str, from_line: int = 0) -> Iterator[BlobChunk]:
+        info = self.blob_info(blob_id)
+        if info is None:
+            return iter(())
+        _, ckey, lkey = self._blob_keys(blob_id)
+        starts = [tuple(map(int, s.split())) for s in self.r.lrange(lkey, 0, -1)]
+        seq = 0
+        for i, (first_line, _) in enumerate(starts):
+            if first_line <= from_line:
+                seq = i
+        # walk back to the start of a long line split across chunks
+        # (a chunk holding a newline always ends with one, so two chunks that start on the same
+        # line mean the earlier one holds no newline and the later one continues it)
+        while seq > 0 and starts[seq][0] == from_line and starts[seq - 1][0] == from_line:
+            seq -= 1
+        return self._chunks(ckey, starts, seq)
+
+    def _chunks(self, ckey: str, starts: list[tuple[int, ...]], seq: int) -> Iterator[BlobChunk]:
+        for i in range(seq, len(starts)):
+            try:
+                text = self.r.hget(ckey, str(i))
+            except _redis.RedisError as exc:
+                raise StoreUnavailableError(f"Redis store {self.url}: reading a blob failed: {exc}") from exc
+            if text is None:
+                return
+            yield BlobChunk(i, starts[i][0], starts[i][1], text)
+
+    @_guard
+    def delete_blob(self, blob_id: str) -> bool:
+        meta, ckey, lkey = self._blob_keys(blob_id)
+        return bool(self.r.delete(meta, ckey, lkey))
+
+    # -- records ----------------------------------------------------------------------------
+
+    def _rkey(self, collection: str, record_id: str) -> str:
+        return f"{self.ns}:rec:{collection}:{check_id('record id', record_id)}"
+
+    def _ix(self, collection: str) -> str:
+        return f"{self.ns}:ix:{collection}"
+
+    @_guard
+    def put_records(self, collection: str, records: Sequence[Record]) -> None:
+        check_collection(collection)
+        ix = self._ix(collection)
+        prepared = []
+        for rec in records:
+            counts: dict[str, int] = {}
+            ws = kernels.words(indexed_text(rec))
+            for w in ws:
+                counts[w] = counts.get(w, 0) + 1
+            prepared.append((rec, self._rkey(collection, rec.id), counts, len(ws)))
+        if not prepared:
+            return
+
+        def apply(pipe: Any) -> None:
+            olds = [pipe.hmget(key, "terms", "len", "scope") for _, key, _, _ in prepared]
+            pipe.multi()
+            for (rec, key, counts, length), old in zip(prepared, olds):
+                if old[0] is not None:  # replacing: take the old version out of the index
+                    for term in json.loads(old[0]):
+                        pipe.hdel(f"{ix}:t:{term}", rec.id)
+                    pipe.hincrby(f"{ix}:stats", "n", -1)
+                    pipe.hincrby(f"{ix}:stats", "total", -int(old[1]))
+                    pipe.srem(f"{ix}:scope:{old[2]}", rec.id)
+                pipe.hset(
+                    key,
+                    mapping={
+                        "text": rec.text,
+                        "scope": rec.scope,
+                        "position": int(rec.position),
+                        "tags": tags_to_json(rec.tags),
+                        "audience": rec.audience,
+                        "payload": rec.payload,
+                        "created": repr(rec.created or time.time()),
+                        "terms": json.dumps(counts, ensure_ascii=False),
+                        "len": length,
+                    },
+                )
+                for term, tf in counts.items():
+                    pipe.hset(f"{ix}:t:{term}", rec.id, tf)
+                pipe.hset(f"{ix}:doc", rec.id, json.dumps([length, rec.scope, rec.audience], ensure_ascii=False))
+                pipe.hincrby(f"{ix}:stats", "n", 1)
+                pipe.hincrby(f"{ix}:stats", "total", length)
+                pipe.sadd(f"{ix}:scope:{rec.scope}", rec.id)
+
+        self.r.transaction(apply, *[key for _, key, _, _ in prepared])
+
+    @staticmethod
+    def _record(record_id: str, h: dict[str, str]) -> Record:
+        return Record(
+            id=record_id,
+            text=h["text"],
+            scope=h["scope"],
+            position=int(h["position"]),
+            tags=tags_from_json(h["tags"]),
+            audience=h["audience"],
+            payload=h["payload"],
+            created=float(h["created"]),
+        )
+
+    @_guard
+    def get_record(self, collection: str, record_id: str) -> Record | None:
+        check_collection(collection)
+        h = self.r.hgetall(self._rkey(collection, record_id))
+        return self._record(record_id, h) if h else None
+
+    @_guard
+    def delete_record(self, collection: str, record_id: str) -> bool:
+        check_collection(collection)
+        key, ix = self._rkey(collection, record_id), self._ix(collection)
+        deleted = False
+
+        def apply(pipe: Any) -> None:
+            nonlocal deleted
+            old = pipe.hmget(key, "terms", "len", "scope")
+            deleted = old[0] is not None
+            if not deleted:
+                return
+            pipe.multi()
+            for term in json.loads(old[0]):
+                pipe.hdel(f"{ix}:t:{term}", record_id)
+            pipe.hdel(f"{ix}:doc", record_id)
+            pipe.hincrby(f"{ix}:stats", "n", -1)
+            pipe.hincrby(f"{ix}:stats", "total", -int(old[1]))
+            pipe.srem(f"{ix}:scope:{old[2]}", record_id)
+            pipe.delete(key)
+
+        self.r.transaction(apply, key)
+        return deleted
+
+    @_guard
+    def search_records(
+        self, collection: str, query: str, limit: int = 10, where: SearchFilter | None = None
+    ) -> list[Hit]:
+        check_collection(collection)
+        limit = check_limit(limit)
+        terms = query_terms(query)
+        if not terms or limit == 0:
+            return []
+        ix = self._ix(collection)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hmget(f"{ix}:stats", "n", "total")
+        for t in terms:
+            pipe.hgetall(f"{ix}:t:{t}")
+        stats, *postings = pipe.execute()
+        n, total = int(stats[0] or 0), int(stats[1] or 0)
+        if n <= 0:
+            return []
+        candidates = sorted({rid for p in postings for rid in p})
+        if not candidates:
+            return []
+        docs = {}
+        for rid, raw in zip(candidates, self.r.hmget(f"{ix}:doc", candidates)):
+            if raw is None:  # removed while we read
+                continue
+            length, scope, audience = json.loads(raw)
+            if where is not None and where.scope is not None and scope != where.scope:
+                continue
+            if where is not None and where.audiences is not None and audience not in where.audiences:
+                continue
+            docs[rid] = length
+        avgdl = total / n if total > 0 else 1.0
+        scores: dict[str, float] = {}
+        for p in postings:
+            if not p:
+                continue
+            idf = math.log((n - len(p) + 0.5) / (len(p) + 0.5) + 1.0)
+            for rid, tf_raw in p.items():
+                length = docs.get(rid)
+                if length is None:
+                    continue
+                tf = int(tf_raw)
+                scores[rid] = scores.get(rid, 0.0) + idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        pipe = self.r.pipeline(transaction=False)
+        for rid, _ in ranked:
+            pipe.hgetall(self._rkey(collection, rid))
+        return [Hit(self._record(rid, h), s) for (rid, s), h in zip(ranked, pipe.execute()) if h]
+
+    @_guard
+    def count_records(self, collection: str, scope: str | None = None) -> int:
+        check_collection(collection)
+        ix = self._ix(collection)
+        if scope is None:
+            return int(self.r.hget(f"{ix}:stats", "n") or 0)
+        return int(self.r.scard(f"{ix}:scope:{scope}"))
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    @_guard
+    def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
+        if not isinstance(payload, str):
+            raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        snapshot_id = uuid.uuid4().hex
+        self.r.hset(
+            f"{self.ns}:snap:{snapshot_id}",
+            mapping={
+                "turn_id": str(turn_id),
+                "call_index": int(call_index),
+                "payload": payload,
+                "created": time.time(),
+            },
+        )
+        return snapshot_id
+
+    @_guard
+    def load_snapshot(self, snapshot_id: str) -> str | None:
+        try:
+            check_id("snapshot id", snapshot_id)
+        except ValueError:
+            return None
+        payload: str | None = self.r.hget(f"{self.ns}:snap:{snapshot_id}", "payload")
+        return payload

@@ -1,0 +1,195 @@
+"""Faults every backend must survive: writers killed mid-write, concurrent writer processes,
+and servers that are down (a clear error naming the URL, password hidden)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxsieve.stores import Record, StoreUnavailableError, open_store
+
+_PYTHONPATH = str(Path(__file__).resolve().parents[2] / "python")
+
+# A writer that acknowledges each record on stdout only after put_records returned, and each
+# blob after put_blob returned; the parent kills it without warning while it keeps writing.
+_WRITER = """
+import sys, json
+from ctxsieve.stores import open_store, Record
+from ctxsieve.stores._text import iter_chunks
+url, ns, prefix, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+store = open_store(url) if ns == "-" else open_store(url, namespace=ns)
+for i in range(count):
+    rid = f"{prefix}{i}"
+    store.put_records("memory", [Record(rid, f"record {i} from {prefix} " + "pad " * 50, scope=prefix)])
+    if i % 10 == 0:
+        store.put_blob(rid, iter_chunks(["blob line\\n" * 2000], chunk_chars=4096))
+        print("B" + rid, flush=True)
+    print("R" + rid, flush=True)
+"""
+
+
+def _spawn(target: Any, prefix: str, count: int) -> subprocess.Popen[str]:
+    env = dict(os.environ, PYTHONPATH=_PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    ns = target.namespace or "-"
+    return subprocess.Popen(
+        [sys.executable, "-c", _WRITER, target.url, ns, prefix, str(count)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def test_killed_writer_loses_nothing_acknowledged(target: Any) -> None:
+    store = target.open()  # create the schema before the writer races for it
+    proc = _spawn(target, "k", 100_000)
+    acked: list[str] = []
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    while len(acked) < 150 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        acked.append(line.strip())
+    proc.send_signal(signal.SIGKILL)  # mid-write: it was still writing when it died
+    _, err = proc.communicate(timeout=30)
+    assert len(acked) >= 150, err
+    reopened = target.open()
+    for ack in acked:
+        kind, rid = ack[0], ack[1:]
+        if kind == "R":
+            rec = reopened.get_record("memory", rid)
+            assert rec is not None, f"acknowledged record {rid} lost"
+            assert rec.text.startswith(f"record {rid[1:]} from k")
+        else:
+            info = reopened.blob_info(rid)
+            assert info is not None and info.lines == 2000, f"acknowledged blob {rid} lost"
+    # and the store is still usable after the crash
+    assert reopened.search_records("memory", "record", 3)
+    store.close()
+    reopened.close()
+
+
+def test_concurrent_writer_processes_keep_every_record(target: Any) -> None:
+    target.open().close()
+    procs = [_spawn(target, f"w{p}x", 60) for p in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    store = target.open()
+    assert store.count_records("memory") == 240
+    for p in range(4):
+        assert store.count_records("memory", scope=f"w{p}x") == 60
+        assert store.get_record("memory", f"w{p}x59") is not None
+    # the shared index agrees with the records: every record is findable
+    hits = store.search_records("memory", "record", 1000)
+    assert len(hits) == 240
+    store.close()
+
+
+# -- stores that are down -----------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    return port
+
+
+def test_redis_down_names_url_without_password() -> None:
+    pytest.importorskip("redis")
+    port = _closed_port()
+    url = f"redis://:hunter2secret@127.0.0.1:{port}/0"
+    with pytest.raises(StoreUnavailableError) as info:
+        open_store(url, connect_timeout=2)
+    msg = str(info.value)
+    assert f"redis://:***@127.0.0.1:{port}/0" in msg
+    assert "hunter2secret" not in msg
+
+
+def test_postgres_down_names_url_without_password() -> None:
+    pytest.importorskip("psycopg")
+    port = _closed_port()
+    url = f"postgresql://agent:hunter2secret@127.0.0.1:{port}/agents"
+    with pytest.raises(StoreUnavailableError) as info:
+        open_store(url, connect_timeout=2)
+    msg = str(info.value)
+    assert f"postgresql://agent:***@127.0.0.1:{port}/agents" in msg
+    assert "hunter2secret" not in msg
+
+
+def test_sqlite_unopenable_path_names_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a directory")
+    with pytest.raises(StoreUnavailableError) as info:
+        open_store(f"sqlite:///{blocker}/sub/store.db")
+    assert str(blocker) in str(info.value)
+
+
+def test_sqlite_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreUnavailableError, match=r"bad\.db"):
+        open_store(str(bad))
+
+
+def test_unknown_scheme() -> None:
+    with pytest.raises(ValueError, match=r"unknown store URL scheme 'mongodb'.*u:\*\*\*@host"):
+        open_store("mongodb://u:pw@host/db")
+
+
+def test_redis_server_going_down_after_open(tmp_path: Path) -> None:
+    pytest.importorskip("redis")
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server is not installed (.ci/services.sh installs it)")
+    port = _closed_port()
+    proc = subprocess.Popen(
+        [
+            server,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--dir",
+            str(tmp_path),
+            "--requirepass",
+            "s3cret",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                store = open_store(f"redis://:s3cret@127.0.0.1:{port}/0", connect_timeout=1)
+                break
+            except StoreUnavailableError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        store.put_records("memory", [Record("a", "alpha")])
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    with pytest.raises(StoreUnavailableError) as info:
+        store.search_records("memory", "alpha", 5)
+    assert f"Redis store redis://:***@127.0.0.1:{port}/0 is unreachable" in str(info.value)
+    assert "s3cret" not in str(info.value)
+    with pytest.raises(StoreUnavailableError):
+        list(store.iter_blob("anything"))
