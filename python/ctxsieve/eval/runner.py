@@ -1,0 +1,168 @@
+"""Run every session through every configuration and budget, one ``CallRecord`` per call.
+
+Within a session the calls are made in turn order against one engine whose history source
+reads the growing conversation, so each call's rendered prompt can be compared with the
+previous call's (the prefix-cache figure). Retrieval is memoised across configurations: every
+configuration sees identical candidates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxsieve import kernels
+from ctxsieve.eval import metrics
+from ctxsieve.eval.configs import EvalConfig, make_engine
+from ctxsieve.eval.corpus import Corpus
+from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
+from ctxsieve.eval.retrieve import build_retriever
+from ctxsieve.eval.sessions import Session, sessions
+from ctxsieve.sources import OKFBundle
+from ctxsieve.types import Window
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class CallRecord:
+    config: str
+    budget: int
+    session: str
+    turn: int
+    session_turns: int
+    question: str  # question id
+    qtype: str
+    docs: list[str]  # corpus documents in the window, prompt order, first occurrence
+    items: list[tuple[str | None, int]]  # (document id or None, tokens) per window item
+    tokens_used: int
+    prompt_tokens: int
+    candidate_tokens: int
+    shared_prefix_tokens: int
+    stable_hash: str
+    recall: float | None
+    precision: float | None
+    distractor: bool | None
+    superseded: bool
+    noise: float
+    events: list[str] = field(default_factory=list)
+    prompt: str = field(default="", repr=False)  # the rendered prompt; not written to reports
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "prompt"}
+        out["items"] = [list(p) for p in self.items]
+        return out
+
+
+@dataclass
+class EvalAssets:
+    corpus: Corpus
+    retriever: Any
+    bundle: OKFBundle
+    sessions: list[Session]
+    bundle_dir: str = ""
+
+
+def prepare(corpus: Corpus, retriever: str = "bm25", bundle_dir: str | None = None) -> EvalAssets:
+    """Chunk and index the corpus and write its OKF bundle (to a temporary directory unless
+    ``bundle_dir`` is given; the bundle is read fully into memory, so the directory may go)."""
+    if bundle_dir is None:
+        with tempfile.TemporaryDirectory(prefix="ctxsieve-okf-") as tmp:
+            bundle = OKFBundle(write_bundle(corpus, tmp), today=EVAL_TODAY)
+    else:
+        bundle = OKFBundle(write_bundle(corpus, bundle_dir), today=EVAL_TODAY)
+    return EvalAssets(corpus, build_retriever(corpus, retriever), bundle, sessions(corpus), bundle_dir or "")
+
+
+def doc_id(item: Any) -> str | None:
+    """The corpus document an item came from: RAG chunks carry it, OKF concepts are named by
+    it; instructions, the index and history come from no document."""
+    if item.kind == "history" or item.pinned:
+        return None
+    if "doc_id" in item.meta:
+        return str(item.meta["doc_id"])
+    if item.source == "okf":
+        return str(item.id)
+    return None
+
+
+def record(
+    config: EvalConfig, budget: int, session: Session, turn: int, window: Window, previous: str | None, assets: EvalAssets
+) -> CallRecord:
+    q = session.turns[turn - 1]
+    tokens = {e.id: e.tokens for e in window.trace.entries if e.included}
+    items = [(doc_id(it), tokens.get(it.id, 0)) for it in window.items]
+    docs = list(dict.fromkeys(d for d, _ in items if d is not None))
+    prompt = window.to_text()
+    shared, total = metrics.shared_prefix_tokens(previous, prompt)
+    answerable = q.answerable
+    return CallRecord(
+        config=config.name,
+        budget=budget,
+        session=session.id,
+        turn=turn,
+        session_turns=len(session.turns),
+        question=q.id,
+        qtype=q.type,
+        docs=docs,
+        items=items,
+        tokens_used=window.tokens_used,
+        prompt_tokens=total,
+        candidate_tokens=sum(e.tokens for e in window.trace.entries),
+        shared_prefix_tokens=shared,
+        stable_hash=window.stable_prefix_hash,
+        recall=metrics.recall_at_budget(docs, q.relevant),
+        precision=metrics.precision_per_token(items, q.relevant) if answerable else None,
+        distractor=metrics.holds_any(docs, q.distractors) if q.distractors else None,
+        superseded=metrics.holds_any(docs, assets.corpus.superseded),
+        noise=metrics.noise_share(items, assets.corpus.noise),
+        events=list(window.trace.events),
+        prompt=prompt,
+    )
+
+
+def run_session(
+    config: EvalConfig, budget: int, session: Session, assets: EvalAssets, scorer: Any = None
+) -> list[CallRecord]:
+    history: list[dict[str, Any]] = []
+    engine = make_engine(config, assets.retriever, assets.bundle, lambda: history, budget, scorer)
+    out: list[CallRecord] = []
+    previous: str | None = None
+    for turn, q in enumerate(session.turns, start=1):
+        history[:] = session.history(turn)
+        window = engine.build_sync(q.question)
+        rec = record(config, budget, session, turn, window, previous, assets)
+        previous = rec.prompt
+        out.append(rec)
+    return out
+
+
+def total_calls(assets: EvalAssets, configs: Sequence[EvalConfig], budgets: Sequence[int]) -> int:
+    return len(configs) * len(budgets) * sum(len(s.turns) for s in assets.sessions)
+
+
+def run(
+    assets: EvalAssets,
+    configs: Sequence[EvalConfig],
+    budgets: Sequence[int],
+    *,
+    scorer: Any = None,
+    progress: Progress | None = None,
+) -> list[CallRecord]:
+    """Every configuration x budget x session; ``progress(n)`` is told of each finished session."""
+    records: list[CallRecord] = []
+    for config in configs:
+        for budget in budgets:
+            for session in assets.sessions:
+                records += run_session(config, budget, session, assets, scorer)
+                if progress is not None:
+                    progress(len(session.turns))
+    return records
+
+
+def environment() -> dict[str, Any]:
+    """What a reader needs to reproduce a table: date, kernel backend."""
+    return {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "backend": kernels.backend()}
