@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import mixed_words as W  # noqa: E402
+import mixed_words as W
 
 SPLITS = ("fit", "heldout")
 # documents per kind and split; the held-out corpus has 640 documents
@@ -126,7 +126,7 @@ def _value(rng: random.Random, depth: int) -> object:
             lambda: rng.randint(0, 10 ** rng.randint(1, 12)),
             lambda: round(rng.uniform(-1000, 1000), rng.randint(1, 6)),
             lambda: _name(rng),
-            lambda: f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00Z",
+            lambda: f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z",
             lambda: str(uuid.UUID(int=rng.getrandbits(128))),
             lambda: f"https://api.example.com/v{rng.randint(1, 3)}/{rng.choice(W.JSON_KEYS)}/{rng.randint(1, 99999)}",
             lambda: rng.choice((True, False, None)),
@@ -157,6 +157,10 @@ def _id(rng: random.Random) -> str:
             lambda: f"{rng.uniform(-90, 90):.6f},{rng.uniform(-180, 180):.6f}",
             lambda: f"INV-{rng.randint(2019, 2026)}-{rng.randint(0, 999999):06d}",
             lambda: rng.choice(("0x", "")) + format(rng.getrandbits(64), "x"),
+            # letter-only slugs (short links, captcha codes, key fragments): no digit to mark them
+            lambda: "".join(
+                rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(rng.randint(6, 22))
+            ),
         )
     )()
 

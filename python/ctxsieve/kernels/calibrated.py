@@ -58,10 +58,11 @@ FEATURES = (
     "punct_run",
     "mixed_char",
     "mixed_run",
+    "rare_bigram",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
 U2, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
-WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN = range(15, 20)
+WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM = range(15, 21)
 NUM_FEATURES = len(FEATURES)
 SCALE = 1000
 MIXED_MIN = 6
@@ -88,6 +89,40 @@ def _ascii_class(b: int) -> int:
 
 _ASCII = [_ascii_class(b) for b in range(128)]
 
+# The letter pairs that make up 97 % of the pairs inside words of English prose (the Python
+# reference manual, fit half), case-folded: first letter -> the second letters. A pair inside
+# an ASCII letter run that is not here is a ``rare_bigram``: gibberish, rot13, base64 letters and
+# foreign words tokenize into many more pieces than English does, and this is how one pass sees it.
+COMMON_BIGRAMS = {
+    "a": "bcdgiklmnprstuvy",
+    "b": "aeijloruy",
+    "c": "acehiklortu",
+    "d": "eiosu",
+    "e": "acdefgilmnpqrstvwxy",
+    "f": "aeioru",
+    "g": "einru",
+    "h": "aeio",
+    "i": "abcdefglmnoprstv",
+    "j": "e",
+    "k": "e",
+    "l": "adefilostuy",
+    "m": "abeimopu",
+    "n": "acdegilmnostuy",
+    "o": "bcdfilmnoprstuvw",
+    "p": "aeiloprty",
+    "q": "u",
+    "r": "adegimnorstuy",
+    "s": "acehilopstuy",
+    "t": "acehiorstuy",
+    "u": "abcegilmnprst",
+    "v": "aei",
+    "w": "aehio",
+    "x": "cept",
+    "y": "npstw",
+    "z": "",
+}
+_COMMON = {(ord(a) - 97) * 26 + ord(b) - 97 for a, seconds in COMMON_BIGRAMS.items() for b in seconds}
+
 
 def char_class(cp: int) -> int:
     """The class of one code point (``SPACE`` before the space/space_repeat split)."""
@@ -112,10 +147,11 @@ def features(text: str) -> list[int]:
     f[DOC] = 1
     prev = -1  # class of the previous code point, -1 at the start
     # the pending alphanumeric ASCII run: its counts go to the regular features or to mixed_*
-    run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = 0
+    run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = run_rare = 0
+    prev_letter = -1  # the previous code point folded to 0-25 when it was an ASCII letter
 
     def flush() -> None:
-        nonlocal run_len, run_letters, run_digits, run_lower, run_upper, run_words, run_digit_runs
+        nonlocal run_len, run_letters, run_digits, run_lower, run_upper, run_words, run_digit_runs, run_rare
         if run_len >= MIXED_MIN and run_letters and run_digits:
             f[MIXED_CHAR] += run_len
             f[MIXED_RUN] += 1
@@ -125,10 +161,16 @@ def features(text: str) -> list[int]:
             f[DIGIT] += run_digits
             f[WORD_START] += run_words
             f[DIGIT_RUN] += run_digit_runs
-        run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = 0
+            f[RARE_BIGRAM] += run_rare
+        run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = run_rare = 0
 
     for ch in text:
-        c = char_class(ord(ch))
+        cp = ord(ch)
+        c = char_class(cp)
+        letter = (cp | 0x20) - 0x61 if c == LOWER or c == UPPER else -1
+        if letter >= 0 and prev_letter >= 0 and prev_letter * 26 + letter not in _COMMON:
+            run_rare += 1
+        prev_letter = letter
         if c == LOWER or c == UPPER or c == DIGIT:
             run_len += 1
             if c == DIGIT:
