@@ -25,7 +25,8 @@ HISTORY_HEADING = "## Earlier in this conversation\n"
 SESSION_SEARCH_TOOL = "session_search"
 # The gap notice is costed at its widest (numbers of 12 digits) so it always fits its reserve.
 _GAP_TEMPLATE = (
-    "[{turns} earlier turn(s) of this conversation are not shown ({tokens} estimated tokens). "
+    "[{turns} earlier turn(s) of this conversation are not shown here, in whole or in part "
+    "({tokens} estimated tokens). "
     "Call the {tool} tool to fetch them if they matter.]\n"
 )
 GAP_NOTICE_WIDEST = _GAP_TEMPLATE.format(turns=10**11, tokens=10**11, tool=SESSION_SEARCH_TOOL)

@@ -14,10 +14,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -155,23 +156,37 @@ class Turn:
 
     def admit(self, model: str | None = None, *, tools: bool = True) -> Admission:
         """Admit the next model call; ``tools=False`` for the final call without tools."""
-        self._begin_call()
-        m = model or self.model
-        return self._admit(m, tools, self._limit_for(m, None))
+        with self._rollback():
+            self._begin_call()
+            m = model or self.model
+            return self._admit(m, tools, self._limit_for(m))
 
     async def admit_async(self, model: str | None = None, *, tools: bool = True) -> Admission:
-        self._begin_call()
-        m = model or self.model
-        return self._admit(m, tools, await self._limit_for_async(m))
+        with self._rollback():
+            self._begin_call()
+            m = model or self.model
+            return self._admit(m, tools, await self._limit_for_async(m))
 
     def fallback(self, model: str) -> Admission:
         """Re-admit the pending call for a fallback model: a smaller window shrinks optional context."""
-        tools = self._begin_fallback()
-        return self._admit(model, tools, self._limit_for(model, None))
+        with self._rollback():
+            tools = self._begin_fallback()
+            return self._admit(model, tools, self._limit_for(model))
 
     async def fallback_async(self, model: str) -> Admission:
-        tools = self._begin_fallback()
-        return self._admit(model, tools, await self._limit_for_async(model))
+        with self._rollback():
+            tools = self._begin_fallback()
+            return self._admit(model, tools, await self._limit_for_async(model))
+
+    @contextlib.contextmanager
+    def _rollback(self) -> Iterator[None]:
+        """A refused admission (budget, snapshot, config) leaves the turn as it was: no call happened."""
+        saved = (self._call_index, self._attempt, self._pending)
+        try:
+            yield
+        except BaseException:
+            self._call_index, self._attempt, self._pending = saved
+            raise
 
     def _begin_call(self) -> None:
         if self.finished:
@@ -188,7 +203,7 @@ class Turn:
         self._attempt += 1
         return bool(self._pending.request.tools)
 
-    def _limit_for(self, model: str | None, _: Any) -> InputLimit:
+    def _limit_for(self, model: str | None) -> InputLimit:
         key = model or ""
         if key not in self._limits:
             cached = self.session.cached_window(model)
