@@ -50,9 +50,10 @@ class CallRecord:
     noise: float
     events: list[str] = field(default_factory=list)
     prompt: str = field(default="", repr=False)  # the rendered prompt; not written to reports
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # level 2 sends these
 
     def as_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "prompt"}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("prompt", "messages")}
         out["items"] = [list(p) for p in self.items]
         return out
 
@@ -121,6 +122,7 @@ def record(
         noise=metrics.noise_share(items, assets.corpus.noise),
         events=list(window.trace.events),
         prompt=prompt,
+        messages=window.to_messages("openai"),
     )
 
 

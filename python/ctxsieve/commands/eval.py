@@ -1,0 +1,113 @@
+"""``ctxsieve eval``: run the labelled questions through every configuration and budget, print
+the comparison and write ``eval.md``, ``eval.json`` and ``eval.png`` to ``--out``.
+
+Level 1 needs no network. With a model configured (``--base-url``/``--model`` or the
+``CTXSIEVE_EVAL_*`` variables) the default policy also runs with LLM rescoring; ``--level 2``
+adds answers from that model and a judge's grades.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ctxsieve.errors import ConfigError, MissingExtraError
+
+LEVEL2_CONFIGS = "scored_knapsack/cache,fixed_slots/cache"
+
+
+def _budgets(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"budgets must be comma-separated integers, got {text!r}") from None
+    if not values or any(v <= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"budgets must be positive integers, got {text!r}")
+    return values
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("eval", help="compare context policies and layouts on labelled questions")
+    p.add_argument("--budgets", type=_budgets, default=[750, 1000, 2000], help="token budgets (default 750,1000,2000)")
+    p.add_argument("--corpus", type=Path, default=None, help="corpus directory (default: the shipped Tessel corpus)")
+    p.add_argument("--out", type=Path, default=Path("ctxsieve-eval"), help="output directory (default ./ctxsieve-eval)")
+    p.add_argument("--level", type=int, choices=(1, 2), default=1, help="2 adds model answers and a judge")
+    p.add_argument("--retriever", choices=("bm25", "embed", "hybrid"), default="bm25", help="candidate retrieval")
+    p.add_argument("--configs", default=None, help="policy[/layout] list, comma-separated (default: all)")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for rescoring and level 2")
+    p.add_argument("--model", default=None, help="model name at --base-url")
+    p.add_argument("--judge-model", default=None, help="judge model for level 2 (default: --model)")
+    p.add_argument("--level2-configs", default=LEVEL2_CONFIGS, help="configurations answered at level 2")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    except ImportError:
+        raise MissingExtraError("eval", "rich") from None
+    from ctxsieve.eval import configs as cfg
+    from ctxsieve.eval import level2, report, runner, summary
+    from ctxsieve.eval.corpus import default_corpus_dir, load_corpus
+
+    started = time.perf_counter()
+    # a pipe or a CI log gets the whole table rather than 80 columns of ellipses
+    console = Console(width=None if sys.stdout.isatty() else 180)
+    corpus = load_corpus(args.corpus)
+    endpoint = None
+    if args.level == 2 or args.base_url or args.model:
+        endpoint = level2.Endpoint.from_env(args.base_url, args.model, args.judge_model)
+    client = level2.ChatClient(endpoint) if endpoint is not None else None
+    scorer = None
+    if client is not None:
+        from ctxsieve.scorer import LLMScorer
+
+        scorer = LLMScorer(client.complete)
+    names = args.configs.split(",") if args.configs else None
+    configs = cfg.parse_configs(names, llm=scorer is not None) if names else cfg.default_configs(llm=scorer is not None)
+    assets = runner.prepare(corpus, args.retriever)
+    total = runner.total_calls(assets, configs, args.budgets)
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
+        task = bar.add_task("building windows", total=total)
+        records = runner.run(assets, configs, args.budgets, scorer=scorer, progress=lambda n: bar.advance(task, n))
+    rows = summary.summarize(records)
+    targets = summary.check_targets(rows)
+    env = runner.environment()
+    env.update(
+        corpus=str(args.corpus) if args.corpus else f"shipped ({default_corpus_dir().name})",
+        retriever=args.retriever,
+        documents=len(corpus.documents),
+        questions=len(corpus.questions),
+        sessions=len(assets.sessions),
+    )
+    command = "ctxsieve eval" + ("" if len(sys.argv) < 3 else " " + " ".join(sys.argv[2:]))
+    title = f"ctxsieve eval: {env['documents']} documents, {env['questions']} questions in {env['sessions']} sessions"
+    console.print(report.rich_table(rows, title=title))
+    for line in targets:
+        console.print(("[green]" if line.startswith("PASS") else "[red]") + line)
+    written = report.write_all(args.out, rows, records, targets, env, command)
+    if client is not None and args.level == 2:
+        wanted = set(args.level2_configs.split(","))
+        if not wanted & {c.name for c in configs}:
+            raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
+        chosen = [r for r in records if r.config in wanted]
+        with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
+            task = bar.add_task("answering and judging", total=len(chosen))
+            graded = level2.answer_and_grade(client, corpus, chosen, progress=lambda n: bar.advance(task, n))
+        l2 = level2.summarize_level2(graded)
+        for row in l2:
+            console.print(json.dumps(row))
+        path = args.out / "eval-level2.json"
+        path.write_text(json.dumps({"rows": l2, "answers": [g.as_dict() for g in graded]}, indent=1), encoding="utf-8")
+        written.append(path)
+    if client is not None:
+        client.close()
+    console.print(f"wrote {', '.join(str(p) for p in written)} in {time.perf_counter() - started:.1f}s")
+    return 0
