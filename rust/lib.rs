@@ -5,6 +5,7 @@
 //! `cargo test` runs without an interpreter.
 
 pub mod bm25;
+pub mod calibrated;
 pub mod dedupe;
 pub mod fill;
 pub mod grep;

@@ -1,0 +1,366 @@
+//! The calibrated token estimator: one pass over a text's bytes counts features, each feature
+//! costs a fitted number of thousandths of a token.
+//!
+//! `python/ctxsieve/kernels/calibrated.py` is the specification (it walks code points; we walk
+//! UTF-8 bytes and classify each sequence by its lead byte, which gives the same classes). The
+//! input is UTF-8, or the `surrogatepass` encoding of a Python str with lone surrogates: a
+//! surrogate is then a 3-byte sequence led by 0xED, in `u3_other` like the reference says.
+//! Bytes that no Python str produces (a stray continuation byte, a truncated sequence) are
+//! classified by the same lead-byte rule and never panic.
+//!
+//! All arithmetic is in integers (counts times fixed-point costs, summed in u128), so the
+//! native and reference estimates are identical on every input.
+
+pub const NUM_FEATURES: usize = 21;
+pub const SCALE: u128 = 1000;
+pub const MAX_COST: u64 = 1_000_000;
+pub const MIXED_MIN: u64 = 6;
+
+pub const DOC: usize = 0;
+pub const LOWER: usize = 1;
+pub const UPPER: usize = 2;
+pub const DIGIT: usize = 3;
+pub const SPACE: usize = 4;
+pub const SPACE_REPEAT: usize = 5;
+pub const NEWLINE: usize = 6;
+pub const OTHER_WS: usize = 7;
+pub const PUNCT: usize = 8;
+pub const CTRL: usize = 9;
+pub const U2: usize = 10;
+pub const U3_KANA: usize = 11;
+pub const U3_CJK: usize = 12;
+pub const U3_OTHER: usize = 13;
+pub const U4: usize = 14;
+pub const WORD_START: usize = 15;
+pub const DIGIT_RUN: usize = 16;
+pub const PUNCT_RUN: usize = 17;
+pub const MIXED_CHAR: usize = 18;
+pub const MIXED_RUN: usize = 19;
+pub const RARE_BIGRAM: usize = 20;
+
+/// "No class yet" for the previous-class state at the start of a text.
+const NONE: u8 = u8::MAX;
+
+const fn ascii_class(b: u8) -> u8 {
+    (match b {
+        b'a'..=b'z' => LOWER,
+        b'A'..=b'Z' => UPPER,
+        b'0'..=b'9' => DIGIT,
+        b' ' => SPACE,
+        b'\n' => NEWLINE,
+        0x09 | 0x0B | 0x0C | 0x0D => OTHER_WS,
+        0x21..=0x7E => PUNCT,
+        _ => CTRL,
+    }) as u8
+}
+
+/// Class of every byte value as a lead byte (ASCII classes; multi-byte by length; 0xE3 and
+/// 0xE4..=0xE9 lead U+3000..U+3FFF and U+4000..U+9FFF).
+const LEAD: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b {
+            0x00..=0x7F => ascii_class(b as u8),
+            0x80..=0xDF => U2 as u8, // 0xC0..=0xDF lead 2-byte sequences; stray 0x80..=0xBF too
+            0xE3 => U3_KANA as u8,
+            0xE4..=0xE9 => U3_CJK as u8,
+            0xE0..=0xEF => U3_OTHER as u8,
+            _ => U4 as u8,
+        };
+        b += 1;
+    }
+    t
+};
+
+/// Sequence length by lead byte (a stray continuation byte is a sequence of one).
+const fn seq_len(b: u8) -> usize {
+    match b {
+        0x00..=0xBF => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+/// Common English letter pairs (see `COMMON_BIGRAMS` in the reference): bit `b` of entry `a`
+/// is set when the pair (a, b) is common.
+const COMMON: [u32; 26] = {
+    const TABLE: [&str; 26] = [
+        "bcdgiklmnprstuvy",
+        "aeijloruy",
+        "acehiklortu",
+        "eiosu",
+        "acdefgilmnpqrstvwxy",
+        "aeioru",
+        "einru",
+        "aeio",
+        "abcdefglmnoprstv",
+        "e",
+        "e",
+        "adefilostuy",
+        "abeimopu",
+        "acdegilmnostuy",
+        "bcdfilmnoprstuvw",
+        "aeiloprty",
+        "u",
+        "adegimnorstuy",
+        "acehilopstuy",
+        "acehiorstuy",
+        "abcegilmnprst",
+        "aei",
+        "aehio",
+        "cept",
+        "npstw",
+        "",
+    ];
+    let mut out = [0u32; 26];
+    let mut a = 0;
+    while a < 26 {
+        let s = TABLE[a].as_bytes();
+        let mut i = 0;
+        while i < s.len() {
+            out[a] |= 1 << (s[i] - b'a');
+            i += 1;
+        }
+        a += 1;
+    }
+    out
+};
+
+/// The pending alphanumeric ASCII run: its counts go to the regular features, or to
+/// `mixed_*` when it is long and holds both letters and digits.
+#[derive(Default)]
+struct Run {
+    len: u64,
+    letters: u64,
+    digits: u64,
+    lower: u64,
+    upper: u64,
+    words: u64,
+    digit_runs: u64,
+    rare: u64,
+}
+
+impl Run {
+    #[inline]
+    fn flush(&mut self, f: &mut [u64; NUM_FEATURES]) {
+        if self.len >= MIXED_MIN && self.letters > 0 && self.digits > 0 {
+            f[MIXED_CHAR] += self.len;
+            f[MIXED_RUN] += 1;
+        } else {
+            f[LOWER] += self.lower;
+            f[UPPER] += self.upper;
+            f[DIGIT] += self.digits;
+            f[WORD_START] += self.words;
+            f[DIGIT_RUN] += self.digit_runs;
+            f[RARE_BIGRAM] += self.rare;
+        }
+        *self = Run::default();
+    }
+}
+
+#[inline]
+fn is_word(c: u8) -> bool {
+    c == LOWER as u8 || c == UPPER as u8 || c == U2 as u8
+}
+
+/// The feature counts of one text (UTF-8 or surrogatepass bytes), indexed like `FEATURES`.
+pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
+    let mut f = [0u64; NUM_FEATURES];
+    if text.is_empty() {
+        return f;
+    }
+    f[DOC] = 1;
+    let mut prev = NONE;
+    let mut prev_letter: i32 = -1;
+    let mut run = Run::default();
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        let c = LEAD[b as usize];
+        i += seq_len(b);
+        let cu = c as usize;
+        if cu == LOWER || cu == UPPER || cu == DIGIT {
+            run.len += 1;
+            if cu == DIGIT {
+                run.digits += 1;
+                if prev != DIGIT as u8 {
+                    run.digit_runs += 1;
+                }
+                prev_letter = -1;
+            } else {
+                let letter = ((b | 0x20) - b'a') as i32;
+                if prev_letter >= 0 && COMMON[prev_letter as usize] & (1 << letter) == 0 {
+                    run.rare += 1;
+                }
+                prev_letter = letter;
+                run.letters += 1;
+                if cu == LOWER {
+                    run.lower += 1;
+                } else {
+                    run.upper += 1;
+                }
+                if !is_word(prev) || (cu == UPPER && prev == LOWER as u8) {
+                    run.words += 1;
+                }
+            }
+        } else {
+            prev_letter = -1;
+            if run.len > 0 {
+                run.flush(&mut f);
+            }
+            match cu {
+                SPACE => f[if prev == SPACE as u8 { SPACE_REPEAT } else { SPACE }] += 1,
+                U2 => {
+                    f[U2] += 1;
+                    if !is_word(prev) {
+                        f[WORD_START] += 1;
+                    }
+                }
+                PUNCT => {
+                    f[PUNCT] += 1;
+                    if prev != PUNCT as u8 {
+                        f[PUNCT_RUN] += 1;
+                    }
+                }
+                _ => f[cu] += 1,
+            }
+        }
+        prev = c;
+    }
+    if run.len > 0 {
+        run.flush(&mut f);
+    }
+    f
+}
+
+/// Why a cost vector was refused; `Display` gives the reference's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CostError {
+    Length(usize),
+    Range(usize, i128),
+}
+
+impl std::fmt::Display for CostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CostError::Length(n) => write!(
+                f,
+                "costs: expected {NUM_FEATURES} items (one per feature), got {n}"
+            ),
+            CostError::Range(i, c) => write!(f, "costs[{i}]: must be in [0, {MAX_COST}], got {c}"),
+        }
+    }
+}
+
+/// Checks a cost vector: `NUM_FEATURES` values in `[0, MAX_COST]`.
+pub fn check_costs(costs: &[i128]) -> Result<[u64; NUM_FEATURES], CostError> {
+    if costs.len() != NUM_FEATURES {
+        return Err(CostError::Length(costs.len()));
+    }
+    let mut out = [0u64; NUM_FEATURES];
+    for (i, &c) in costs.iter().enumerate() {
+        if !(0..=MAX_COST as i128).contains(&c) {
+            return Err(CostError::Range(i, c));
+        }
+        out[i] = c as u64;
+    }
+    Ok(out)
+}
+
+/// `ceil(sum(features * costs) / SCALE)`, saturating at `u64::MAX`.
+pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES]) -> u64 {
+    let f = features(text);
+    let total: u128 = f
+        .iter()
+        .zip(costs)
+        .map(|(&n, &c)| n as u128 * c as u128)
+        .sum();
+    u64::try_from(total.div_ceil(SCALE)).unwrap_or(u64::MAX)
+}
+
+/// `estimate` of each text.
+pub fn estimate_batch<T: AsRef<[u8]>>(texts: &[T], costs: &[u64; NUM_FEATURES]) -> Vec<u64> {
+    texts.iter().map(|t| estimate(t.as_ref(), costs)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(text: &str) -> Vec<(usize, u64)> {
+        features(text.as_bytes())
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(i, &n)| (i, n))
+            .collect()
+    }
+
+    #[test]
+    fn empty_text_has_no_features() {
+        assert_eq!(features(b""), [0; NUM_FEATURES]);
+        assert_eq!(estimate(b"", &[1000; NUM_FEATURES]), 0);
+    }
+
+    #[test]
+    fn words_camel_case_and_spaces() {
+        let f = features(b"Hi 42!");
+        assert_eq!(f[WORD_START], 1);
+        assert_eq!(f[DIGIT_RUN], 1);
+        assert_eq!(f[PUNCT_RUN], 1);
+        assert_eq!(features(b"getHTTPResponse")[WORD_START], 2);
+        let f = features(b"a   b\n\tc");
+        assert_eq!((f[SPACE], f[SPACE_REPEAT], f[NEWLINE], f[OTHER_WS]), (1, 2, 1, 1));
+    }
+
+    #[test]
+    fn mixed_runs_replace_their_regular_counts() {
+        assert_eq!(named("a1b2c3"), vec![(DOC, 1), (MIXED_CHAR, 6), (MIXED_RUN, 1)]);
+        // too short to be mixed: counted as letters and digits
+        let f = features(b"v2x");
+        assert_eq!((f[LOWER], f[DIGIT], f[MIXED_RUN]), (2, 1, 0));
+    }
+
+    #[test]
+    fn multibyte_classes_by_lead_byte() {
+        let f = features("é中あ😀\u{2014}".as_bytes());
+        assert_eq!((f[U2], f[U3_CJK], f[U3_KANA], f[U4], f[U3_OTHER]), (1, 1, 1, 1, 1));
+        // a lone surrogate's surrogatepass form (0xED 0xA0 0x80) is one u3_other
+        assert_eq!(features(&[0xED, 0xA0, 0x80])[U3_OTHER], 1);
+        // malformed input never panics
+        let _ = features(&[0x80, 0xFF, 0xE4]);
+    }
+
+    #[test]
+    fn rare_bigrams() {
+        assert_eq!(features(b"Flat is better than nested.")[RARE_BIGRAM], 1);
+        assert_eq!(features(b"Syng vf orggre guna arfgrq.")[RARE_BIGRAM], 5);
+    }
+
+    #[test]
+    fn estimate_is_a_ceiling_of_fixed_point_costs() {
+        let mut costs = [0u64; NUM_FEATURES];
+        costs[DOC] = 500;
+        costs[LOWER] = 250;
+        assert_eq!(estimate(b"abc", &costs), 2); // 500 + 750 = 1250 -> 2
+        assert_eq!(estimate(b"ab", &costs), 1); // 1000 -> 1
+        costs[U4] = MAX_COST;
+        assert_eq!(estimate_batch(&["😀".as_bytes()], &costs), vec![1001]);
+    }
+
+    #[test]
+    fn cost_checks_mirror_the_reference() {
+        assert_eq!(
+            check_costs(&[0; 3]).unwrap_err().to_string(),
+            "costs: expected 21 items (one per feature), got 3"
+        );
+        let mut c = [0i128; NUM_FEATURES];
+        c[4] = -1;
+        assert_eq!(
+            check_costs(&c).unwrap_err().to_string(),
+            "costs[4]: must be in [0, 1000000], got -1"
+        );
+    }
+}
