@@ -211,7 +211,13 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 run.flush(&mut f);
             }
             match cu {
-                SPACE => f[if prev == SPACE as u8 { SPACE_REPEAT } else { SPACE }] += 1,
+                SPACE => {
+                    f[if prev == SPACE as u8 {
+                        SPACE_REPEAT
+                    } else {
+                        SPACE
+                    }] += 1
+                }
                 U2 => {
                     f[U2] += 1;
                     if !is_word(prev) {
@@ -312,12 +318,18 @@ mod tests {
         assert_eq!(f[PUNCT_RUN], 1);
         assert_eq!(features(b"getHTTPResponse")[WORD_START], 2);
         let f = features(b"a   b\n\tc");
-        assert_eq!((f[SPACE], f[SPACE_REPEAT], f[NEWLINE], f[OTHER_WS]), (1, 2, 1, 1));
+        assert_eq!(
+            (f[SPACE], f[SPACE_REPEAT], f[NEWLINE], f[OTHER_WS]),
+            (1, 2, 1, 1)
+        );
     }
 
     #[test]
     fn mixed_runs_replace_their_regular_counts() {
-        assert_eq!(named("a1b2c3"), vec![(DOC, 1), (MIXED_CHAR, 6), (MIXED_RUN, 1)]);
+        assert_eq!(
+            named("a1b2c3"),
+            vec![(DOC, 1), (MIXED_CHAR, 6), (MIXED_RUN, 1)]
+        );
         // too short to be mixed: counted as letters and digits
         let f = features(b"v2x");
         assert_eq!((f[LOWER], f[DIGIT], f[MIXED_RUN]), (2, 1, 0));
@@ -326,7 +338,10 @@ mod tests {
     #[test]
     fn multibyte_classes_by_lead_byte() {
         let f = features("é中あ😀\u{2014}".as_bytes());
-        assert_eq!((f[U2], f[U3_CJK], f[U3_KANA], f[U4], f[U3_OTHER]), (1, 1, 1, 1, 1));
+        assert_eq!(
+            (f[U2], f[U3_CJK], f[U3_KANA], f[U4], f[U3_OTHER]),
+            (1, 1, 1, 1, 1)
+        );
         // a lone surrogate's surrogatepass form (0xED 0xA0 0x80) is one u3_other
         assert_eq!(features(&[0xED, 0xA0, 0x80])[U3_OTHER], 1);
         // malformed input never panics
