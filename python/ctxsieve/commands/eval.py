@@ -73,7 +73,12 @@ def run(args: argparse.Namespace) -> int:
     configs = cfg.parse_configs(names, llm=scorer is not None) if names else cfg.default_configs(llm=scorer is not None)
     assets = runner.prepare(corpus, args.retriever)
     total = runner.total_calls(assets, configs, args.budgets)
-    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
         task = bar.add_task("building windows", total=total)
         records = runner.run(assets, configs, args.budgets, scorer=scorer, progress=lambda n: bar.advance(task, n))

@@ -122,7 +122,7 @@ class _Row:
     def error(self, name: str, problem: str) -> CorpusError:
         return CorpusError(self.path, self.line, name, problem)
 
-    def str(self, name: str, default: str | None = None, choices: tuple[str, ...] = ()) -> str:
+    def text(self, name: str, default: str | None = None, choices: tuple[str, ...] = ()) -> str:
         value = self.row.get(name, default)
         if value is None:
             raise self.error(name, "missing (required)")
@@ -132,13 +132,13 @@ class _Row:
             raise self.error(name, f"must be one of {', '.join(choices)}, got {value!r}")
         return value
 
-    def opt_str(self, name: str) -> str | None:
+    def opt_text(self, name: str) -> str | None:
         value = self.row.get(name)
         if value is not None and not isinstance(value, str):
             raise self.error(name, f"expected a string or null, got {type(value).__name__}")
         return value
 
-    def str_list(self, name: str, required: bool) -> list[str]:
+    def texts(self, name: str, required: bool) -> list[str]:
         if name not in self.row:
             if required:
                 raise self.error(name, "missing (required; use [] for none)")
@@ -148,7 +148,7 @@ class _Row:
             raise self.error(name, "expected a list of non-empty strings")
         return value
 
-    def int(self, name: str, default: int) -> int:
+    def integer(self, name: str, default: int) -> int:
         value = self.row.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise self.error(name, f"expected an integer >= 1, got {value!r}")
@@ -160,15 +160,15 @@ def load_documents(path: Path) -> dict[str, Document]:
     for line, raw in _rows(path):
         r = _Row(path, line, raw)
         doc = Document(
-            id=r.str("id"),
-            text=r.str("text"),
-            title=r.str("title", ""),
-            kind=r.str("kind", "other", DOC_KINDS),
-            lang=r.str("lang", "en"),
-            status=r.str("status", "current", DOC_STATUSES),
-            superseded_by=r.opt_str("superseded_by"),
-            tags=tuple(r.str_list("tags", required=False)),
-            updated=r.opt_str("updated"),
+            id=r.text("id"),
+            text=r.text("text"),
+            title=r.text("title", ""),
+            kind=r.text("kind", "other", DOC_KINDS),
+            lang=r.text("lang", "en"),
+            status=r.text("status", "current", DOC_STATUSES),
+            superseded_by=r.opt_text("superseded_by"),
+            tags=tuple(r.texts("tags", required=False)),
+            updated=r.opt_text("updated"),
         )
         if doc.id in docs:
             raise r.error("id", f"duplicate document id {doc.id!r}")
@@ -186,10 +186,10 @@ def load_answers(path: Path) -> dict[str, str]:
     answers: dict[str, str] = {}
     for line, raw in _rows(path):
         r = _Row(path, line, raw)
-        qid = r.str("id")
+        qid = r.text("id")
         if qid in answers:
             raise r.error("id", f"duplicate answer for question {qid!r}")
-        answers[qid] = r.str("answer")
+        answers[qid] = r.text("answer")
     return answers
 
 
@@ -199,29 +199,29 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
     turns: dict[str, int] = {}
     for line, raw in _rows(path):
         r = _Row(path, line, raw)
-        qid = r.str("id")
+        qid = r.text("id")
         if qid in seen:
             raise r.error("id", f"duplicate question id {qid!r}")
         seen.add(qid)
-        relevant = r.str_list("relevant", required=True)
-        distractors = r.str_list("distractors", required=False)
+        relevant = r.texts("relevant", required=True)
+        distractors = r.texts("distractors", required=False)
         for name, ids in (("relevant", relevant), ("distractors", distractors)):
             unknown = [i for i in ids if i not in docs]
             if unknown:
                 raise r.error(name, f"unknown document ids {unknown}")
         # a question without a session is a one-turn session of its own
-        session = r.str("session", qid)
-        turn = r.int("turn", turns.get(session, 0) + 1)
+        session = r.text("session", qid)
+        turn = r.integer("turn", turns.get(session, 0) + 1)
         turns[session] = turn
         questions.append(
             Question(
                 id=qid,
-                question=r.str("question"),
+                question=r.text("question"),
                 relevant=frozenset(relevant),
                 session=session,
                 turn=turn,
-                type=r.str("type", "other", QUESTION_TYPES),
-                lang=r.str("lang", "en"),
+                type=r.text("type", "other", QUESTION_TYPES),
+                lang=r.text("lang", "en"),
                 distractors=frozenset(distractors),
                 answer=answers.get(qid),
             )

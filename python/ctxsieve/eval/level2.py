@@ -138,15 +138,29 @@ def answer_and_grade(
         grade: float | None = None
         if q.answer:
             verdict = client.chat(
-                [{"role": "user", "content": JUDGE_PROMPT.format(question=q.question, reference=q.answer, answer=reply.content)}],
+                [
+                    {
+                        "role": "user",
+                        "content": JUDGE_PROMPT.format(question=q.question, reference=q.answer, answer=reply.content),
+                    }
+                ],
                 model=judge,
                 max_tokens=10,
             )
             grade = parse_grade(verdict.content)
         usage = reply.usage
         out.append(
-            Graded(r.config, r.budget, r.question, reply.content, grade, reply.latency,
-                   usage.get("prompt_tokens"), usage.get("completion_tokens"), _cached(usage))
+            Graded(
+                r.config,
+                r.budget,
+                r.question,
+                reply.content,
+                grade,
+                reply.latency,
+                usage.get("prompt_tokens"),
+                usage.get("completion_tokens"),
+                _cached(usage),
+            )
         )
         if progress is not None:
             progress(1)
@@ -161,16 +175,18 @@ def summarize_level2(graded: Sequence[Graded]) -> list[dict[str, Any]]:
     rows = []
     for (config, budget), gs in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         cached = [(g.cached_tokens, g.prompt_tokens) for g in gs if g.cached_tokens is not None and g.prompt_tokens]
-        rows.append({
-            "config": config,
-            "budget": budget,
-            "answers": len(gs),
-            "accuracy": metrics.mean(g.grade for g in gs),
-            "latency_s": metrics.mean(g.latency for g in gs),
-            "prompt_tokens": metrics.mean(None if g.prompt_tokens is None else float(g.prompt_tokens) for g in gs),
-            "completion_tokens": metrics.mean(
-                None if g.completion_tokens is None else float(g.completion_tokens) for g in gs
-            ),
-            "provider_cached_share": metrics.ratio((c or 0, p or 0) for c, p in cached),
-        })
+        rows.append(
+            {
+                "config": config,
+                "budget": budget,
+                "answers": len(gs),
+                "accuracy": metrics.mean(g.grade for g in gs),
+                "latency_s": metrics.mean(g.latency for g in gs),
+                "prompt_tokens": metrics.mean(None if g.prompt_tokens is None else float(g.prompt_tokens) for g in gs),
+                "completion_tokens": metrics.mean(
+                    None if g.completion_tokens is None else float(g.completion_tokens) for g in gs
+                ),
+                "provider_cached_share": metrics.ratio((c or 0, p or 0) for c, p in cached),
+            }
+        )
     return rows

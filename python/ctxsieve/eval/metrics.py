@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 from ctxsieve import kernels
 
@@ -80,7 +81,8 @@ def common_prefix(a: str, b: str) -> str:
     >>> common_prefix("system|history|q2", "system|history|q1")
     'system|history|q'
     """
-    return os.path.commonprefix([a, b])
+    # character by character is exactly what is wanted here: these are prompts, not paths
+    return os.path.commonprefix([a, b])  # noqa: RUF071
 
 
 def shared_prefix_tokens(previous: str | None, current: str) -> tuple[int, int]:
@@ -102,7 +104,7 @@ def prefix_cache_share(prompts: Sequence[str]) -> float | None:
     if len(prompts) < 2:
         return None
     shared = total = 0
-    for prev, cur in zip(prompts, prompts[1:]):
+    for prev, cur in pairwise(prompts):
         s, t = shared_prefix_tokens(prev, cur)
         shared += s
         total += t
@@ -117,7 +119,7 @@ def stable_prefix_reuse(hashes: Sequence[str]) -> float | None:
     """
     if len(hashes) < 2:
         return None
-    return sum(a == b for a, b in zip(hashes, hashes[1:])) / (len(hashes) - 1)
+    return sum(a == b for a, b in pairwise(hashes)) / (len(hashes) - 1)
 
 
 def mean(values: Iterable[float | None]) -> float | None:

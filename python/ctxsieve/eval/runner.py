@@ -91,7 +91,13 @@ def doc_id(item: Any) -> str | None:
 
 
 def record(
-    config: EvalConfig, budget: int, session: Session, turn: int, window: Window, previous: str | None, assets: EvalAssets
+    config: EvalConfig,
+    budget: int,
+    session: Session,
+    turn: int,
+    window: Window,
+    previous: str | None,
+    assets: EvalAssets,
 ) -> CallRecord:
     q = session.turns[turn - 1]
     tokens = {e.id: e.tokens for e in window.trace.entries if e.included}

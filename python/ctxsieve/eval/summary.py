@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 
 from ctxsieve.eval import metrics
 from ctxsieve.eval.configs import DEFAULT
@@ -42,7 +43,7 @@ def _session_reuse(records: Sequence[CallRecord]) -> float | None:
     by_session: dict[str, list[str]] = {}
     for r in records:
         by_session.setdefault(r.session, []).append(r.stable_hash)
-    pairs = [(sum(a == b for a, b in zip(h, h[1:])), len(h) - 1) for h in by_session.values()]
+    pairs = [(sum(a == b for a, b in pairwise(h)), len(h) - 1) for h in by_session.values()]
     return metrics.ratio(pairs)
 
 
@@ -86,7 +87,9 @@ def check_targets(rows: Sequence[Row], default: str = DEFAULT, baseline: str = "
             continue
         if b is not None and d.recall is not None and b.recall is not None:
             ok = d.recall >= b.recall - 1e-12
-            lines.append(f"{'PASS' if ok else 'FAIL'} recall {default} {d.recall:.3f} >= {baseline} {b.recall:.3f} @ {budget}")
+            lines.append(
+                f"{'PASS' if ok else 'FAIL'} recall {default} {d.recall:.3f} >= {baseline} {b.recall:.3f} @ {budget}"
+            )
         sup = d.superseded_rate or 0.0
         lines.append(f"{'PASS' if sup == 0 else 'FAIL'} superseded rate {default} {sup:.3f} == 0 @ {budget}")
         if d.cache_share_10 is not None:

@@ -66,11 +66,29 @@ def documents() -> list[dict[str, Any]]:
     docs += [error_doc(n, e, "es") for n, e in enumerate(ERRORS_ES)]
     for n, (hid, lang, tags, title, text) in enumerate(HOWTOS):
         month = 1 + (n * 3) % 12
-        docs.append({"id": hid, "title": title, "text": text, "kind": "howto", "lang": lang, "tags": ["how-to", *tags],
-                     "updated": f"2026-{month:02d}-{1 + (n * 11) % 28:02d}"})
+        docs.append(
+            {
+                "id": hid,
+                "title": title,
+                "text": text,
+                "kind": "howto",
+                "lang": lang,
+                "tags": ["how-to", *tags],
+                "updated": f"2026-{month:02d}-{1 + (n * 11) % 28:02d}",
+            }
+        )
     for n, (nid, lang, tags, title, text) in enumerate(NOISE):
-        docs.append({"id": nid, "title": title, "text": text, "kind": "noise", "lang": lang, "tags": tags,
-                     "updated": f"2026-{1 + n % 11:02d}-15"})
+        docs.append(
+            {
+                "id": nid,
+                "title": title,
+                "text": text,
+                "kind": "noise",
+                "lang": lang,
+                "tags": tags,
+                "updated": f"2026-{1 + n % 11:02d}-15",
+            }
+        )
     return docs
 
 
@@ -82,8 +100,18 @@ def questions() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         for turn, (qtype, text, relevant, distractors, answer) in enumerate(items, start=1):
             n += 1
             qid = f"q{n:03d}"
-            qs.append({"id": qid, "session": session, "turn": turn, "lang": lang, "type": qtype, "question": text,
-                       "relevant": relevant, "distractors": distractors})
+            qs.append(
+                {
+                    "id": qid,
+                    "session": session,
+                    "turn": turn,
+                    "lang": lang,
+                    "type": qtype,
+                    "question": text,
+                    "relevant": relevant,
+                    "distractors": distractors,
+                }
+            )
             answers.append({"id": qid, "answer": answer})
     return qs, answers
 
