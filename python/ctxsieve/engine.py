@@ -185,6 +185,10 @@ class ContextEngine:
         dedupe(cands, self.dedupe_threshold)
         included = select(cands, self.policy, budget)
         ordered = order(cands, included)
+        for i in ordered:
+            if cands.signals[i] is not cands.items[i].signals:
+                # the kept copy of a duplicate carries the signals it inherited into the window
+                cands.items[i] = dataclasses.replace(cands.items[i], signals=cands.signals[i])
         items = [cands.items[i] for i in ordered]
         scored = [cands.scored(i) for i in ordered]
         stable = stable_block(items)
@@ -257,5 +261,11 @@ def _validate(name: str, out: Any) -> tuple[list[ContextItem], str | None]:
             if problem is not None:
                 return [], f"malformed item {k}: {problem}"
     if any(it.source != name for it in items):
-        items = [it if it.source == name else dataclasses.replace(it, source=name) for it in items]
+        renamed = []
+        for k, it in enumerate(items):
+            try:
+                renamed.append(it if it.source == name else dataclasses.replace(it, source=name))
+            except ConfigError as exc:  # re-validated by the copy: mutated after construction
+                return [], f"malformed item {k}: {exc}"
+        items = renamed
     return items, None
