@@ -239,6 +239,15 @@ class Turn:
         return required, n_skills
 
     def _admit(self, model: str | None, with_tools: bool, limit: InputLimit) -> Admission:
+        attrs = {"turn_id": self.turn_id, "call_index": self._call_index, "attempt": self._attempt}
+        with self.session.events.span("ctxsieve.admit", {**attrs, "model": model or ""}) as span:
+            adm = self._admit_in_span(model, with_tools, limit)
+            if span is not None:
+                span.set_attribute("ctxsieve.estimated_input_tokens", adm.report.estimated_input_tokens)
+                span.set_attribute("ctxsieve.input_limit", adm.limit.tokens)
+            return adm
+
+    def _admit_in_span(self, model: str | None, with_tools: bool, limit: InputLimit) -> Admission:
         p, s = self.prepared, self.session
         required, n_skills = self._required(limit, with_tools)
         sel = select_optional(

@@ -1,0 +1,122 @@
+"""Accounting: what each message, schema and image costs, the per-message cache, bad input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from ctxsieve.admission import MESSAGE_FRAMING_TOKENS, Accountant, Limits, Session, coerce_message
+from ctxsieve.errors import ConfigError
+
+
+def test_framing_constant_is_documented_value() -> None:
+    assert MESSAGE_FRAMING_TOKENS == 4
+
+
+def test_message_costs(est: Any) -> None:
+    acc = Accountant()
+    call = {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q": "refunds"}'}}
+    msgs = [
+        {"role": "user", "content": "héllo wörld"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "30 days"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "u"}}],
+        },
+    ]
+    costs = acc.messages(msgs)
+    assert [c.tokens(100) for c in costs] == [
+        4 + est("héllo wörld"),
+        4 + est("") + est("call_1") + est("search") + est('{"q": "refunds"}'),
+        4 + est("30 days") + est("call_1"),
+        4 + est("see") + 100,
+    ]
+    assert costs[3].images == 1
+
+
+def test_tool_schema_cost_is_its_json_as_sent(est: Any, make_tools: Any) -> None:
+    tools = make_tools(2)
+    assert Accountant().tool_schemas(tools) == [4 + est(json.dumps(t, separators=(",", ":"))) for t in tools]
+
+
+def test_costs_are_cached_per_message_object() -> None:
+    seen: list[int] = []
+
+    def counting(texts: list[str]) -> list[int]:
+        seen.append(len(texts))
+        return [len(t) for t in texts]
+
+    acc = Accountant(counting)
+    history = [{"role": "user", "content": f"m{i}"} for i in range(100)]
+    acc.messages(history)
+    assert acc.estimated_messages == 100 and len(seen) == 1  # one batch for all
+    acc.messages([*history, {"role": "user", "content": "new"}])
+    assert acc.estimated_messages == 101 and seen[-1] == 1  # only the new message is estimated
+
+
+def test_custom_estimator_reaches_the_report() -> None:
+    def words(texts: list[str]) -> list[int]:
+        return [len(t.split()) for t in texts]
+
+    words.name = "words"  # type: ignore[attr-defined]
+    turn = Session(Limits(), estimator=words).turn("one two three")
+    report = turn.admit().report
+    assert report.estimator == "words"
+    assert report.sections["messages"] >= 4 + 3
+
+
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [
+        (lambda texts: [1], "must return a list of"),
+        (lambda texts: [-1] * len(texts), "expected an int >= 0"),
+        (lambda texts: [1.5] * len(texts), "expected an int >= 0"),
+        (lambda texts: tuple(0 for _ in texts), "must return a list"),
+    ],
+)
+def test_bad_estimator_is_a_config_error(bad: Any, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        Accountant(bad).messages([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+
+
+def test_malformed_messages_are_counted_conservatively_and_noted(est: Any) -> None:
+    no_role = coerce_message({"content": "who am I"})
+    assert no_role.role == "user" and "read as user text" in no_role.problems[0]
+    orphan = coerce_message({"role": "tool", "content": "result"})
+    assert orphan.role == "tool" and orphan.problems == ("tool result without a tool_call_id",)
+    bad_args = coerce_message(
+        {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{not json"}}]}
+    )
+    assert bad_args.tool_calls[0].arguments == "{not json"
+    assert bad_args.problems == ("tool call c: arguments are not valid JSON",)
+    odd = coerce_message({"role": "user", "content": {"weird": "shape"}})
+    assert json.loads(odd.text) == {"weird": "shape"} and odd.problems
+    unknown_part = coerce_message({"role": "user", "content": [{"type": "audio", "data": "zzz"}]})
+    assert "zzz" in unknown_part.text and "audio" in unknown_part.problems[0]
+    # counted, not dropped: the raw non-JSON arguments are estimated in full
+    (cost,) = Accountant().messages([bad_args])
+    assert cost.text_tokens == est("") + est("c") + est("f") + est("{not json")
+
+
+def test_malformed_history_is_kept_and_reported_in_the_turn() -> None:
+    history = [
+        {"content": "no role here"},
+        {"role": "assistant", "tool_calls": [{"id": "c9", "function": {"name": "f", "arguments": "nope"}}]},
+        {"role": "tool", "content": "orphan result"},
+        42,
+    ]
+    turn = Session().turn("now", history=history)
+    adm = turn.admit()
+    ctx = adm.request.context or ""
+    assert "no role here" in ctx and "orphan result" in ctx and "nope" in ctx and "42" in ctx
+    # the orphan result follows the call, so the two leave together: 3 records
+    assert adm.report.counts["history"]["records"] == 3 and adm.report.counts["history"]["included"] == 3
+    notes = adm.report.notes
+    assert any(n.startswith("history message 0:") and "read as user text" in n for n in notes)
+    assert "history message 1: tool call c9: arguments are not valid JSON" in notes
+    assert "history message 2: tool result without a tool_call_id" in notes
+    assert any(n.startswith("history message 3:") for n in notes)
+    assert all("no role here" not in n for n in notes)  # notes never carry bodies
