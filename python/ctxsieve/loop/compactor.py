@@ -1,0 +1,169 @@
+"""Compactor: once history crosses a token threshold, summarise the aged units.
+
+Kept verbatim: the leading system messages and the last ``keep_last`` units. Everything between
+(the previous summary included) is replaced by one summary message written by the user's async
+summariser, which receives the previous summary so each summary folds in the last one
+(incremental). Units are never split, so a tool call always stays with its results. When the
+summariser raises, times out or returns nothing usable, the conversation is returned as it was
+and a warning is logged: compaction is an optimisation, never a reason to lose the turn.
+
+The summary message records how many original messages it stands for, so positions reported by
+session search stay those of the original conversation across repeated compactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
+from ctxsieve.loop.session import SessionHistory
+from ctxsieve.loop.transcript import render
+from ctxsieve.loop.units import units
+
+logger = logging.getLogger("ctxsieve.loop.compactor")
+
+_PROMPT = (
+    "Summarise the conversation below for the assistant that continues it. Keep every fact, "
+    "decision, file name, identifier, number and open question it will need; drop pleasantries "
+    "and tool output that was only read once. Write plain prose or terse bullet points."
+)
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """What the summariser gets: the aged messages (provider shape), their transcript, and the
+    previous summary to fold in (None on the first compaction)."""
+
+    messages: list[Any]
+    transcript: str
+    previous_summary: str | None
+
+    def prompt(self) -> str:
+        """A ready-made instruction for an LLM summariser."""
+        parts = [_PROMPT]
+        if self.previous_summary:
+            parts.append("Summary of what came before these messages (fold it in):\n" + self.previous_summary)
+        parts.append("Messages:\n" + self.transcript)
+        return "\n\n".join(parts)
+
+
+Summarizer = Callable[[SummaryRequest], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class CompactionReport:
+    """What the last ``compact`` call did (``reason`` says why when ``compacted`` is False)."""
+
+    compacted: bool
+    reason: str
+    tokens_before: int
+    tokens_after: int
+    summarized_messages: int = 0
+
+
+class Compactor:
+    """Summarise old history past ``threshold_tokens``, keeping the last ``keep_last`` units.
+
+    >>> import asyncio
+    >>> async def summarize(req):
+    ...     return f"{len(req.messages)} old messages about the weather"
+    >>> chat = [{"role": "system", "content": "be brief"}]
+    >>> chat += [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " * 20} for i in range(10)]
+    >>> out = asyncio.run(Compactor(summarize, threshold_tokens=200, keep_last=2).compact(chat))
+    >>> [m["role"] for m in out], out[1]["content"].splitlines()[1]
+    (['system', 'user', 'user', 'assistant'], '8 old messages about the weather')
+    """
+
+    def __init__(
+        self,
+        summarize: Summarizer,
+        *,
+        threshold_tokens: int,
+        keep_last: int = 4,
+        adapter: MessageAdapter | str | None = None,
+        timeout: float | None = 120.0,
+        history: SessionHistory | None = None,
+    ):
+        if not callable(summarize):
+            raise TypeError("summarize: expected an async callable taking a SummaryRequest")
+        if isinstance(threshold_tokens, bool) or not isinstance(threshold_tokens, int) or threshold_tokens <= 0:
+            raise ValueError(f"threshold_tokens: expected an int > 0, got {threshold_tokens!r}")
+        if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 0:
+            raise ValueError(f"keep_last: expected an int >= 0, got {keep_last!r}")
+        self.summarize = summarize
+        self.threshold_tokens = threshold_tokens
+        self.keep_last = keep_last
+        self.adapter = adapter
+        self.timeout = timeout
+        self.history = history
+        self.last: CompactionReport | None = None
+
+    def tokens(self, messages: Sequence[Any]) -> int:
+        """Estimated tokens of ``messages``."""
+        if not messages:
+            return 0
+        return sum(message_tokens(adapter_for(messages, self.adapter), messages))
+
+    async def compact(self, messages: Sequence[Any]) -> list[Any]:
+        """The conversation, compacted when it is over the threshold (a new list either way)."""
+        before = self.tokens(messages)
+        if before <= self.threshold_tokens:
+            return self._unchanged(messages, "under_threshold", before)
+        a = adapter_for(messages, self.adapter)
+        lead = 0
+        while lead < len(messages) and a.role(messages[lead]) == "system":
+            lead += 1
+        previous, covered, body = None, 0, lead
+        if lead < len(messages):
+            found = a.summary(messages[lead])
+            if found is not None:
+                covered, previous = found
+                body = lead + 1
+        rest = units(messages[body:], a)
+        if len(rest) <= self.keep_last:
+            return self._unchanged(messages, "nothing_to_summarize", before)
+        cut = len(rest) - self.keep_last
+        aged = list(messages[body : body + rest[cut - 1].end])
+        kept = list(messages[body + rest[cut - 1].end :])
+        request = SummaryRequest(aged, render(a, aged), previous)
+        try:
+            text = await asyncio.wait_for(self.summarize(request), self.timeout)
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f"the summariser returned {type(text).__name__} {text!r:.60}, not a summary")
+            if self.history is not None:
+                # archive before dropping: what leaves the conversation stays searchable, and a
+                # store that is down leaves the conversation as it was
+                await asyncio.to_thread(self.history.archive, aged, lead + covered)
+        except Exception as exc:
+            logger.warning("compaction skipped, conversation left unchanged: %s: %s", type(exc).__name__, exc)
+            return self._unchanged(messages, f"failed:{type(exc).__name__}", before)
+        summary = a.make_summary(text.strip(), covered + len(aged))
+        out = [*messages[:lead], summary, *kept]
+        after = self.tokens(out)
+        self.last = CompactionReport(True, "compacted", before, after, len(aged))
+        logger.info("compacted %d messages into a summary: %d -> %d tokens", len(aged), before, after)
+        return out
+
+    def _unchanged(self, messages: Sequence[Any], reason: str, tokens: int) -> list[Any]:
+        self.last = CompactionReport(False, reason, tokens, tokens)
+        return list(messages)
+
+    @staticmethod
+    def original_position(messages: Sequence[Any], index: int, adapter: MessageAdapter | str | None = None) -> int:
+        """Where ``messages[index]`` stood in the conversation before any compaction."""
+        a = adapter_for(messages, adapter)
+        lead = 0
+        while lead < len(messages) and a.role(messages[lead]) == "system":
+            lead += 1
+        if index < lead or lead >= len(messages):
+            return index
+        found = a.summary(messages[lead])
+        if found is None:
+            return index
+        if index == lead:
+            raise ValueError(f"messages[{index}] is the summary itself, not an original message")
+        return index - 1 + found[0]

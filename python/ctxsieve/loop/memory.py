@@ -1,0 +1,188 @@
+"""The memory toolkit: durable memory across sessions and projects.
+
+``memory_add``, ``memory_search`` and ``memory_remove`` are tools an agent calls; the same
+memories are also a ctxsieve source (``MemoryToolkit.source()``), so recalled facts compete for
+the one budget with everything else. ``namespace`` separates projects (``None`` searches all of
+them). ``audience`` labels who may see a memory: ``""`` is anyone; a toolkit built with
+``audiences={...}`` only ever finds unlabelled memories and those labels, and the filter runs in
+the store's query, before any ranking or budgeting.
+
+>>> import tempfile, os
+>>> from ctxsieve.stores import open_store
+>>> mem = MemoryToolkit(open_store(os.path.join(tempfile.mkdtemp(), "m.db")), namespace="shop")
+>>> m = mem.add("The customer prefers email over phone", tags=["preference"])
+>>> [x.text for x in mem.search("how does the customer like to be contacted? email")]
+['The customer prefers email over phone']
+>>> mem.remove(m.id), mem.search("email")
+(True, [])
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ctxsieve.stores import Record, SearchFilter, open_store
+
+COLLECTION = "memory"
+_MEMORY_ID = re.compile(r"mem_[0-9a-f]{24}")
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    text: str
+    tags: tuple[str, ...]
+    audience: str
+    namespace: str
+    created: float
+    score: float = 0.0
+
+
+def _memory(record: Record, score: float = 0.0) -> Memory:
+    return Memory(record.id, record.text, record.tags, record.audience, record.scope, record.created, score)
+
+
+class MemoryToolkit:
+    """Add, search and remove memories in ``store`` (default: the embedded SQLite store)."""
+
+    def __init__(
+        self,
+        store: Any = None,
+        *,
+        namespace: str | None = "default",
+        audiences: Iterable[str] | None = None,
+        max_chars: int = 8000,
+    ):
+        self.store = open_store() if store is None else store
+        self.namespace = namespace
+        self.audiences = None if audiences is None else frozenset(audiences)
+        self.max_chars = max_chars
+
+    def _filter(self) -> SearchFilter:
+        visible = None if self.audiences is None else self.audiences | {""}
+        return SearchFilter(scope=self.namespace, audiences=visible)
+
+    def add(self, text: str, tags: Iterable[str] = (), audience: str = "") -> Memory:
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("text: a memory needs non-empty text")
+        if len(text) > self.max_chars:
+            raise ValueError(f"text: {len(text)} chars is over the {self.max_chars}-char limit for one memory")
+        tag_list = [tags] if isinstance(tags, str) else list(tags or ())
+        if not all(isinstance(t, str) for t in tag_list):
+            raise TypeError("tags: expected a list of strings")
+        if not isinstance(audience, str):
+            raise TypeError(f"audience: expected a str, got {type(audience).__name__}")
+        if self.audiences is not None and audience and audience not in self.audiences:
+            raise ValueError(f"audience {audience!r} is not one this toolkit may write ({sorted(self.audiences)})")
+        rec = Record(
+            id="mem_" + uuid.uuid4().hex[:24],
+            text=text.strip(),
+            scope=self.namespace or "default",
+            tags=tuple(t.strip() for t in tag_list if t.strip()),
+            audience=audience,
+            created=time.time(),
+        )
+        self.store.put_records(COLLECTION, [rec])
+        return _memory(rec)
+
+    def search(self, query: str, limit: int = 5) -> list[Memory]:
+        hits = self.store.search_records(COLLECTION, query, limit, self._filter())
+        return [_memory(h.record, h.score) for h in hits]
+
+    def get(self, memory_id: str) -> Memory | None:
+        if not isinstance(memory_id, str) or not _MEMORY_ID.fullmatch(memory_id):
+            return None
+        rec = self.store.get_record(COLLECTION, memory_id)
+        if rec is None or not self._visible(rec):
+            return None
+        return _memory(rec)
+
+    def _visible(self, rec: Record) -> bool:
+        if self.namespace is not None and rec.scope != self.namespace:
+            return False
+        return self.audiences is None or rec.audience == "" or rec.audience in self.audiences
+
+    def remove(self, memory_id: str) -> bool:
+        """Remove a memory this toolkit can see; False when there is none."""
+        if self.get(memory_id) is None:
+            return False
+        return bool(self.store.delete_record(COLLECTION, memory_id))
+
+    # -- the agent's tools ------------------------------------------------------------------
+
+    def memory_add(self, text: str, tags: list[str] | None = None, audience: str = "") -> str:
+        """Remember a fact, preference or decision for later sessions.
+
+        Args:
+            text: the memory, self-contained (it will be read without this conversation).
+            tags: optional labels, searched together with the text.
+            audience: who may see it ("" for anyone, or a label such as a user id).
+
+        Returns the new memory's id, or a line starting with "error:".
+        """
+        try:
+            m = self.add(text, tags or (), audience)
+        except (TypeError, ValueError) as exc:
+            return f"error: {exc}"
+        return f"remembered as {m.id}"
+
+    def memory_search(self, query: str, limit: int = 5) -> str:
+        """Search durable memory (facts from earlier sessions and projects).
+
+        Args:
+            query: words to look for (ranked by relevance; no special syntax).
+            limit: how many memories to return (1-50).
+
+        Returns one memory per line as "id [tags]: text", best first, or a line starting with
+        "error:".
+        """
+        if not isinstance(query, str) or not query.strip():
+            return "error: query must be a non-empty string"
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 50:
+            return f"error: limit must be an integer from 1 to 50, got {limit!r}"
+        found = self.search(query, limit)
+        if not found:
+            return f"no memory matches {query!r}"
+        return "\n".join(f"{m.id} [{', '.join(m.tags)}]: {m.text}" for m in found)
+
+    def memory_remove(self, id: str) -> str:
+        """Forget a memory that is wrong or no longer true.
+
+        Args:
+            id: the memory's id, as memory_search or memory_add gave it (mem_ + 24 hex digits).
+
+        Returns a confirmation, or a line starting with "error:".
+        """
+        if not isinstance(id, str) or not _MEMORY_ID.fullmatch(id):
+            return f"error: invalid memory id {id!r:.80}: ids look like mem_ followed by 24 hex digits"
+        if not self.remove(id):
+            return f"error: no memory with id {id}"
+        return f"removed {id}"
+
+    def tools(self) -> list[Callable[..., str]]:
+        """``[memory_add, memory_search, memory_remove]`` as plain functions to register."""
+
+        def memory_add(text: str, tags: list[str] | None = None, audience: str = "") -> str:
+            return self.memory_add(text, tags, audience)
+
+        def memory_search(query: str, limit: int = 5) -> str:
+            return self.memory_search(query, limit)
+
+        def memory_remove(id: str) -> str:
+            return self.memory_remove(id)
+
+        memory_add.__doc__ = MemoryToolkit.memory_add.__doc__
+        memory_search.__doc__ = MemoryToolkit.memory_search.__doc__
+        memory_remove.__doc__ = MemoryToolkit.memory_remove.__doc__
+        return [memory_add, memory_search, memory_remove]
+
+    def source(self, *, name: str = "memory", limit: int = 10) -> Any:
+        """A ctxsieve source proposing the memories that match each query."""
+        from ctxsieve.loop.memory_source import MemorySource
+
+        return MemorySource(self, name=name, limit=limit)

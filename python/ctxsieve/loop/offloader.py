@@ -1,0 +1,245 @@
+"""Offloader: tool results over a token limit leave the conversation but stay readable.
+
+A result over ``max_tokens`` is written whole to a ``BlobStore`` (chunk by chunk, so a 100 MB
+result is never copied whole) and replaced by its first ``preview_tokens`` and a handle. The
+agent reads the rest with ``ctx_read(handle, offset, limit)`` and ``ctx_grep(handle, pattern)``.
+``offload(messages)`` does it for every result block of a conversation; ``cap(text)`` (or the
+``wrap`` decorator) does it as a tool's result is written, so one huge result never reaches the
+next model call. Tool functions return text the agent can act on and report every problem as a
+line starting with ``error:``; they never raise on bad input.
+
+Handles look like ``ctx_`` plus 32 hex digits; anything else (paths, ``../``, other prefixes)
+is refused before the store is touched, so a handle cannot name anything outside the store.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ctxsieve import kernels
+from ctxsieve.loop.adapters import MessageAdapter, adapter_for
+from ctxsieve.loop.reading import grep, read_lines
+from ctxsieve.stores import BlobInfo, open_store
+from ctxsieve.stores._text import iter_chunks
+
+HANDLE_RE = re.compile(r"ctx_[0-9a-f]{32}")
+BYTES_PER_TOKEN = 3  # the kernels' default estimator: ceil(utf8 bytes / 3)
+
+
+def _count(name: str, value: Any, low: int, high: int | None = None) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"from {low} to {high}" if high is not None else f">= {low}"
+        return f"error: {name} must be an integer {bound}, got {value!r}"
+    return None
+
+
+class Offloader:
+    """Move tool results over ``max_tokens`` into ``store`` (default: the embedded SQLite store).
+
+    >>> import tempfile, os
+    >>> from ctxsieve.stores import open_store
+    >>> off = Offloader(open_store(os.path.join(tempfile.mkdtemp(), "o.db")), max_tokens=50, preview_tokens=10)
+    >>> msgs = [{"role": "tool", "tool_call_id": "c1", "content": "\\n".join(f"row {i}" for i in range(100))}]
+    >>> short = off.offload(msgs)[0]["content"]
+    >>> handle = re.search(r"ctx_[0-9a-f]{32}", short).group(0)
+    >>> ctx_read, ctx_grep = off.tools()
+    >>> print(ctx_grep(handle, "row 4[2-3]$"))  # doctest: +ELLIPSIS
+    [2 matching lines of 100 in ...]
+    42: row 42
+    43: row 43
+    """
+
+    def __init__(
+        self,
+        store: Any = None,
+        *,
+        max_tokens: int = 4000,
+        preview_tokens: int = 500,
+        adapter: MessageAdapter | str | None = None,
+        max_line_chars: int = 2000,
+        read_max_tokens: int | None = None,
+    ):
+        for name, value in (("max_tokens", max_tokens), ("preview_tokens", preview_tokens)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+        if preview_tokens >= max_tokens:
+            raise ValueError(f"preview_tokens ({preview_tokens}) must be smaller than max_tokens ({max_tokens})")
+        self.store = open_store() if store is None else store
+        self.max_tokens = max_tokens
+        self.preview_tokens = preview_tokens
+        self.adapter = adapter
+        self.max_line_chars = max_line_chars
+        # one read returns at most what would not have been offloaded in the first place
+        self.read_max_chars = BYTES_PER_TOKEN * (read_max_tokens or max_tokens)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def over_limit(self, text: str) -> bool:
+        """Whether ``text`` is over ``max_tokens``, without encoding a huge text to find out."""
+        limit_bytes = self.max_tokens * BYTES_PER_TOKEN
+        if len(text) > limit_bytes:  # every char is at least one byte
+            return True
+        if len(text) * 4 <= limit_bytes:  # and at most four
+            return False
+        return kernels.estimate_tokens([text])[0] > self.max_tokens
+
+    def store_text(self, text: str | Iterable[str]) -> BlobInfo:
+        """Store a text (or a stream of pieces) under a new handle; returns its ``BlobInfo``."""
+        pieces = [text] if isinstance(text, str) else text
+        return self.store.put_blob("ctx_" + uuid.uuid4().hex, iter_chunks(pieces))
+
+    def cap(self, text: str) -> str:
+        """``text`` itself when within ``max_tokens``, else a preview and a handle (stored)."""
+        if not isinstance(text, str):
+            raise TypeError(f"tool result must be str, got {type(text).__name__}")
+        if not self.over_limit(text):
+            return text
+        return self._notice(text, self.store_text(text))
+
+    def _notice(self, text: str, info: BlobInfo) -> str:
+        budget = self.preview_tokens * BYTES_PER_TOKEN
+        preview = text[:budget]
+        while preview and kernels.estimate_tokens([preview])[0] > self.preview_tokens:
+            preview = preview[: len(preview) * 3 // 4]
+        cut = preview.rfind("\n")
+        if cut > len(preview) // 2:  # end on a whole line when that keeps most of the preview
+            preview = preview[: cut + 1]
+        shown = preview.count("\n")
+        h = info.blob_id
+        return (
+            f"{preview}{'' if preview.endswith(chr(10)) or not preview else chr(10)}"
+            f"[... tool result offloaded: {info.chars:,} chars, {info.lines:,} lines. Handle: {h}. "
+            f'Read on with ctx_read("{h}", offset={shown}, limit=200) (0-based line offsets) or '
+            f'search it with ctx_grep("{h}", pattern).]'
+        )
+
+    def offload(self, messages: Sequence[Any]) -> list[Any]:
+        """A copy of ``messages`` with every tool result block over ``max_tokens`` offloaded.
+        Messages that need no change are the same objects; the input list is not modified."""
+        if not messages:
+            return []
+        a = adapter_for(messages, self.adapter)
+        out = []
+        for m in messages:
+            for call_id, text in a.tool_results(m):
+                if self.over_limit(text):
+                    m = a.replace_tool_result(m, call_id, self._notice(text, self.store_text(text)))
+            out.append(m)
+        return out
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorate a tool (sync or async) so each str result is capped as it is written."""
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def awrapper(*args: Any, **kwargs: Any) -> Any:
+                result = await fn(*args, **kwargs)
+                return self.cap(result) if isinstance(result, str) else result
+
+            return awrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            return self.cap(result) if isinstance(result, str) else result
+
+        return wrapper
+
+    # -- reading (the agent's tools) --------------------------------------------------------
+
+    def _info(self, handle: Any) -> BlobInfo | str:
+        if not isinstance(handle, str) or not HANDLE_RE.fullmatch(handle):
+            return (
+                f"error: invalid handle {handle!r:.80}: a handle is ctx_ followed by 32 hex digits, "
+                "exactly as the offload notice gives it"
+            )
+        info = self.store.blob_info(handle)
+        if info is None:
+            return f"error: unknown handle {handle}: nothing was offloaded under it (or it was deleted)"
+        return info
+
+    def ctx_read(self, handle: str, offset: int = 0, limit: int = 200) -> str:
+        """Read lines of an offloaded tool result.
+
+        Args:
+            handle: the handle from the offload notice (ctx_ followed by 32 hex digits).
+            offset: 0-based number of the first line to read (ctx_grep prints these numbers).
+            limit: how many lines to read (1-2000); long lines are clipped and very long
+                reads stop early, saying where to continue.
+
+        Returns the lines as "N: text", with a header giving the range and the total, or a line
+        starting with "error:".
+        """
+        info = self._info(handle)
+        if isinstance(info, str):
+            return info
+        problem = _count("offset", offset, 0) or _count("limit", limit, 1, 2000)
+        if problem:
+            return problem
+        if offset >= max(info.lines, 1):
+            last = f"0-{info.lines - 1}" if info.lines else "none: it is empty"
+            return f"error: offset {offset} is past the end of {handle}, which has {info.lines} lines ({last})"
+        lines, nxt = read_lines(
+            self.store, info, offset, limit, max_line_chars=self.max_line_chars, max_chars=self.read_max_chars
+        )
+        header = f"[{handle}: lines {offset}-{nxt - 1} of {info.lines}]"
+        footer = []
+        if nxt < info.lines:
+            footer.append(f'[{info.lines - nxt} more lines: ctx_read("{handle}", offset={nxt}, limit={limit})]')
+        return "\n".join([header, *lines, *footer])
+
+    def ctx_grep(self, handle: str, pattern: str, context: int = 0, max_matches: int = 50) -> str:
+        """Search an offloaded tool result for lines matching a regular expression.
+
+        Args:
+            handle: the handle from the offload notice (ctx_ followed by 32 hex digits).
+            pattern: a regular expression (Rust regex syntax: no backreferences or lookaround),
+                matched against each line; runs in time linear in the text.
+            context: lines of context to show before and after each match (0-20).
+            max_matches: stop after this many matching lines (1-1000).
+
+        Returns "N: line" for matches and "N- line" for context (N is the 0-based line number to
+        pass to ctx_read as offset), "--" between groups, or a line starting with "error:".
+        """
+        info = self._info(handle)
+        if isinstance(info, str):
+            return info
+        if not isinstance(pattern, str) or not pattern:
+            return f"error: pattern must be a non-empty string, got {pattern!r:.80}"
+        problem = _count("context", context, 0, 20) or _count("max_matches", max_matches, 1, 1000)
+        if problem:
+            return problem
+        try:
+            lines, found = grep(
+                self.store,
+                info,
+                pattern,
+                context=context,
+                max_matches=max_matches,
+                max_line_chars=self.max_line_chars,
+            )
+        except ValueError as exc:
+            return f"error: bad pattern {pattern!r:.200}: {exc}"
+        if not found:
+            return f"[no line of {handle} ({info.lines} lines) matches {pattern!r:.200}]"
+        more = f"; stopped at max_matches={max_matches}" if found >= max_matches else ""
+        header = f"[{found} matching lines of {info.lines} in {handle}{more}]"
+        return "\n".join([header, *lines])
+
+    def tools(self) -> list[Callable[..., str]]:
+        """``[ctx_read, ctx_grep]`` as plain functions with docstrings, ready to register."""
+
+        def ctx_read(handle: str, offset: int = 0, limit: int = 200) -> str:
+            return self.ctx_read(handle, offset, limit)
+
+        def ctx_grep(handle: str, pattern: str, context: int = 0, max_matches: int = 50) -> str:
+            return self.ctx_grep(handle, pattern, context, max_matches)
+
+        ctx_read.__doc__ = Offloader.ctx_read.__doc__
+        ctx_grep.__doc__ = Offloader.ctx_grep.__doc__
+        return [ctx_read, ctx_grep]
