@@ -55,7 +55,7 @@ def _min_suffix_start(prefix: Sequence[int], budget: int, lo: int, gap: int) -> 
     if lo == 0 and total <= budget:
         return 0
     # suffix(s) = total - prefix[s] <= budget - gap  <=>  prefix[s] >= total - budget + gap
-    return max(lo, 1 if n else 0, bisect_left(prefix, total - budget + gap, lo, n + 1))
+    return min(n, max(lo, 1 if n else 0, bisect_left(prefix, total - budget + gap, lo, n + 1)))
 
 
 def select_optional(
