@@ -66,14 +66,23 @@ pub fn visit_order(items: &[Item]) -> Vec<usize> {
 pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
     let n = items.len();
     let order = visit_order(items);
+    // Texts with equal content hashes have equal word sequences, hence equal shingle sets and
+    // containment 1: for a text with words the hash match is always among its near matches.
+    // So the hash is computed only for texts without words, where it is the only way to match
+    // (the reference computes it for every text; the result is the same).
     let prepared: Vec<(Vec<u64>, Option<u64>)> = items
         .par_iter()
         .map(|it| {
             if it.history {
-                (Vec::new(), None)
-            } else {
-                (shingle_hashes(it.text), content_hash(it.text))
+                return (Vec::new(), None);
             }
+            let shingles = shingle_hashes(it.text);
+            let chash = if shingles.is_empty() {
+                content_hash(it.text)
+            } else {
+                None
+            };
+            (shingles, chash)
         })
         .collect();
 

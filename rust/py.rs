@@ -287,7 +287,11 @@ fn fill_budget(
         include_deprecated,
     };
     // returned as ints, not a Vec<u8> (which PyO3 would turn into bytes)
-    Ok(py.detach(|| fill::fill(&input, &opt)).into_iter().map(u32::from).collect())
+    Ok(py
+        .detach(|| fill::fill(&input, &opt))
+        .into_iter()
+        .map(u32::from)
+        .collect())
 }
 
 #[pyfunction]
@@ -384,6 +388,54 @@ impl PyBm25Index {
     }
 }
 
+// --- calibrated estimator (issue 7) ---
+
+/// The calibrated costs, checked element by element in the order and with the messages of
+/// `kernels/calibrated.py::check_costs`.
+fn calibrated_costs(costs: &Bound<'_, PyList>) -> PyResult<[u64; crate::calibrated::NUM_FEATURES]> {
+    if costs.len() != crate::calibrated::NUM_FEATURES {
+        let err = crate::calibrated::CostError::Length(costs.len());
+        return Err(PyValueError::new_err(err.to_string()));
+    }
+    let mut out = [0u64; crate::calibrated::NUM_FEATURES];
+    for (i, obj) in costs.iter().enumerate() {
+        if obj.is_instance_of::<pyo3::types::PyBool>()
+            || !obj.is_instance_of::<pyo3::types::PyInt>()
+        {
+            return Err(PyTypeError::new_err(format!(
+                "costs[{i}]: expected an int, got {}",
+                type_name(&obj)
+            )));
+        }
+        match obj.extract::<i64>() {
+            Ok(c) if (0..=crate::calibrated::MAX_COST as i64).contains(&c) => out[i] = c as u64,
+            // out of range, or too large for i64: the reference prints the int itself
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "costs[{i}]: must be in [0, {}], got {}",
+                    crate::calibrated::MAX_COST,
+                    obj.str()?
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[pyfunction]
+fn calibrated_estimate(
+    py: Python<'_>,
+    texts: &Bound<'_, PyList>,
+    costs: &Bound<'_, PyList>,
+) -> PyResult<Vec<u64>> {
+    let objs = items(texts);
+    let keys = keys_of(&objs, "texts")?;
+    let costs = calibrated_costs(costs)?;
+    Ok(py.detach(|| crate::calibrated::estimate_batch(&keys, &costs)))
+}
+
+// --- end calibrated estimator (issue 7) ---
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UNICODE_VERSION", unicode_tables::UNICODE_VERSION)?;
@@ -396,5 +448,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_order, m)?)?;
     m.add_function(wrap_pyfunction!(grep_lines, m)?)?;
     m.add_class::<PyBm25Index>()?;
+    m.add_function(wrap_pyfunction!(calibrated_estimate, m)?)?; // issue 7
     Ok(())
 }

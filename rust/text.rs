@@ -35,109 +35,180 @@ pub fn is_word_char(c: char) -> bool {
 }
 
 pub fn is_space_char(c: char) -> bool {
-    in_ranges(SPACE_RANGES, c as u32)
-}
-
-/// Appends the lower-case form of `c` (frozen table, per code point, no context rules).
-fn push_lower(c: char, out: &mut String) {
     if c.is_ascii() {
-        out.push(c.to_ascii_lowercase());
-        return;
+        matches!(c as u8, b'\t'..=b'\r' | 0x1C..=0x20)
+    } else {
+        in_ranges(SPACE_RANGES, c as u32)
     }
+}
+
+/// The lower-case form of a non-ASCII `c` (frozen table, per code point, no context rules):
+/// either a replacement string from the table or the character itself.
+fn lower_non_ascii(c: char) -> Result<&'static str, char> {
     match LOWER.binary_search_by_key(&(c as u32), |&(cp, _)| cp) {
-        Ok(i) => out.push_str(LOWER[i].1),
-        Err(_) => out.push(c),
+        Ok(i) => Ok(LOWER[i].1),
+        Err(_) => Err(c),
     }
 }
 
-pub fn lower(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        push_lower(c, &mut out);
-    }
-    out
+fn push_char(buf: &mut Vec<u8>, c: char) {
+    let mut tmp = [0u8; 4];
+    buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
 }
 
-/// Byte spans of the words of an already lower-cased text.
-fn word_spans(lowered: &str, spans: &mut Vec<(usize, usize)>) {
-    spans.clear();
-    let mut start: Option<usize> = None;
-    for (i, c) in lowered.char_indices() {
-        match (is_word_char(c), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                spans.push((s, i));
-                start = None;
+/// For each ASCII byte: its lower-case form when it is a word character, else 0.
+static ASCII_WORD_LOWER: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            t[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Builds the words of a text, lower-cased and joined by single spaces, in a byte buffer.
+struct WordWriter<'a> {
+    buf: &'a mut Vec<u8>,
+    spans: &'a mut Vec<(usize, usize)>,
+    start: Option<usize>,
+}
+
+impl WordWriter<'_> {
+    #[inline]
+    fn open(&mut self) {
+        if self.start.is_none() {
+            if !self.buf.is_empty() {
+                self.buf.push(b' ');
             }
-            _ => {}
+            self.start = Some(self.buf.len());
         }
     }
-    if let Some(s) = start {
-        spans.push((s, lowered.len()));
+
+    #[inline]
+    fn close(&mut self) {
+        if let Some(s) = self.start.take() {
+            self.spans.push((s, self.buf.len()));
+        }
     }
+
+    fn lowered_char(&mut self, l: char) {
+        if is_word_char(l) {
+            self.open();
+            push_char(self.buf, l);
+        } else {
+            self.close();
+        }
+    }
+}
+
+/// The words of `text` in one pass, written lower-cased into `buf` joined by single spaces,
+/// with the byte span of each word in `spans`. Joined this way, every run of consecutive words
+/// is one contiguous slice of `buf`, so shingles hash without copying. ASCII bytes take a fast
+/// path; other characters go through the frozen tables.
+fn joined_words(text: &str, buf: &mut Vec<u8>, spans: &mut Vec<(usize, usize)>) {
+    buf.clear();
+    spans.clear();
+    let mut w = WordWriter {
+        buf,
+        spans,
+        start: None,
+    };
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            let l = ASCII_WORD_LOWER[b as usize];
+            if l != 0 {
+                w.open();
+                w.buf.push(l);
+            } else {
+                w.close();
+            }
+            i += 1;
+            continue;
+        }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        match lower_non_ascii(c) {
+            Ok(s) => s.chars().for_each(|l| w.lowered_char(l)),
+            Err(c) => w.lowered_char(c),
+        }
+        i += c.len_utf8();
+    }
+    w.close();
 }
 
 pub fn words(text: &str) -> Vec<String> {
-    let lowered = lower(text);
-    let mut spans = Vec::new();
-    word_spans(&lowered, &mut spans);
+    let (mut buf, mut spans) = (Vec::new(), Vec::new());
+    joined_words(text, &mut buf, &mut spans);
     spans
         .iter()
-        .map(|&(a, b)| lowered[a..b].to_string())
+        .map(|&(a, b)| String::from_utf8_lossy(&buf[a..b]).into_owned())
         .collect()
 }
 
 /// Sorted distinct shingle hashes: 5 consecutive words joined by one space, xxh3-64.
 pub fn shingle_hashes(text: &str) -> Vec<u64> {
-    let lowered = lower(text);
-    let mut spans = Vec::new();
-    word_spans(&lowered, &mut spans);
+    let (mut buf, mut spans) = (Vec::with_capacity(text.len()), Vec::new());
+    joined_words(text, &mut buf, &mut spans);
     if spans.is_empty() {
         return Vec::new();
     }
     let window = SHINGLE_WORDS.min(spans.len());
-    let mut buf = String::with_capacity(64);
-    let mut out = Vec::with_capacity(spans.len() + 1 - window);
-    for j in 0..=(spans.len() - window) {
-        buf.clear();
-        for (k, &(a, b)) in spans[j..j + window].iter().enumerate() {
-            if k > 0 {
-                buf.push(' ');
-            }
-            buf.push_str(&lowered[a..b]);
-        }
-        out.push(xxh3_64(buf.as_bytes()));
-    }
+    let mut out: Vec<u64> = (0..=spans.len() - window)
+        .map(|j| xxh3_64(&buf[spans[j].0..spans[j + window - 1].1]))
+        .collect();
     out.sort_unstable();
     out.dedup();
     out
 }
 
 /// xxh3-64 of the lower-cased text with whitespace runs collapsed to one space and stripped;
-/// `None` when nothing is left.
+/// `None` when nothing is left. (No code point lowers into or out of whitespace, so the
+/// whitespace test can look at the original character.)
 pub fn content_hash(text: &str) -> Option<u64> {
-    let mut norm = String::with_capacity(text.len());
+    let mut norm: Vec<u8> = Vec::with_capacity(text.len());
     let mut pending_space = false;
-    let mut lowered = String::with_capacity(8);
-    for c in text.chars() {
-        lowered.clear();
-        push_lower(c, &mut lowered);
-        for l in lowered.chars() {
-            if is_space_char(l) {
-                pending_space = !norm.is_empty();
-            } else {
-                if pending_space {
-                    norm.push(' ');
-                    pending_space = false;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (space, width) = if b < 0x80 {
+            (matches!(b, b'\t'..=b'\r' | 0x1C..=0x20), 1)
+        } else {
+            let Some(c) = text[i..].chars().next() else {
+                break;
+            };
+            (is_space_char(c), c.len_utf8())
+        };
+        if space {
+            pending_space = !norm.is_empty();
+        } else {
+            if pending_space {
+                norm.push(b' ');
+                pending_space = false;
+            }
+            if b < 0x80 {
+                norm.push(b.to_ascii_lowercase());
+            } else if let Some(c) = text[i..].chars().next() {
+                match lower_non_ascii(c) {
+                    Ok(s) => norm.extend_from_slice(s.as_bytes()),
+                    Err(c) => push_char(&mut norm, c),
                 }
-                norm.push(l);
             }
         }
+        i += width;
     }
     if norm.is_empty() {
         None
     } else {
-        Some(xxh3_64(norm.as_bytes()))
+        Some(xxh3_64(&norm))
     }
 }
 

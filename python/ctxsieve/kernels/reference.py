@@ -210,6 +210,8 @@ def dedupe(
     the kept items it matches, the earliest visited wins. History items are never dropped and
     never kept copies; pinned items are never dropped (they may be kept copies).
     """
+    if not 0 < threshold <= 1:
+        raise ValueError("threshold: must be in (0, 1]")
     names = ("texts", "ids", "scores", "pinned", "history")
     check_lengths(names, (texts, ids, scores, pinned, history))
     check_str_list("texts", texts)
