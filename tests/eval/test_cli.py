@@ -7,6 +7,7 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -47,9 +48,9 @@ class StubChat(BaseHTTPRequestHandler):
     """Answers chat completions: relevance arrays for the scorer, grades for the judge, a
     fixed answer otherwise; every request body is kept for the test to inspect."""
 
-    requests: list[dict] = []
+    requests: ClassVar[list[dict]] = []
 
-    def do_POST(self):  # noqa: N802 (the stdlib's name)
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         StubChat.requests.append({"path": self.path, "body": body})
         prompt = body["messages"][-1]["content"]

@@ -106,7 +106,12 @@ def test_a_question_without_relevant_labels_is_refused(tmp_path):
         ([DOC, "{not json"], [QUESTION], None, ("documents.jsonl", 2, "")),
         ([DOC, DOC], [QUESTION], None, ("documents.jsonl", 2, "id")),
         ([DOC | {"kind": "faq"}], [QUESTION], None, ("documents.jsonl", 1, "kind")),
-        ([DOC | {"status": "superseded", "superseded_by": "nope"}], [QUESTION], None, ("documents.jsonl", 1, "superseded_by")),
+        (
+            [DOC | {"status": "superseded", "superseded_by": "nope"}],
+            [QUESTION],
+            None,
+            ("documents.jsonl", 1, "superseded_by"),
+        ),
         ([DOC], [QUESTION | {"relevant": ["d9"]}], None, ("questions.jsonl", 1, "relevant")),
         ([DOC], [QUESTION | {"distractors": "d1"}], None, ("questions.jsonl", 1, "distractors")),
         ([DOC], [QUESTION | {"turn": 0}], None, ("questions.jsonl", 1, "turn")),

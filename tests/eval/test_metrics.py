@@ -93,8 +93,18 @@ def test_summary_aggregates_by_hand():
         # a 10-turn session, abbreviated to its first three calls (session_turns says 10)
         call("c/cache", "long", 1, 10, recall=1.0, prompt_tokens=100, superseded=True),
         call("c/cache", "long", 2, 10, recall=0.5, prompt_tokens=200, shared_prefix_tokens=150, stable_hash="h"),
-        call("c/cache", "long", 3, 10, recall=None, precision=None, prompt_tokens=300, shared_prefix_tokens=240,
-             stable_hash="g", distractor=True),
+        call(
+            "c/cache",
+            "long",
+            3,
+            10,
+            recall=None,
+            precision=None,
+            prompt_tokens=300,
+            shared_prefix_tokens=240,
+            stable_hash="g",
+            distractor=True,
+        ),
         # a short session
         call("c/cache", "short", 1, 2, recall=0.0, prompt_tokens=100, distractor=False),
         call("c/cache", "short", 2, 2, recall=1.0, prompt_tokens=100, shared_prefix_tokens=10),

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
+from ctxsieve.errors import ConfigError
 from ctxsieve.eval.configs import DEFAULT, EvalConfig, default_configs, parse_configs
 from ctxsieve.eval.corpus import load_corpus
 from ctxsieve.eval.runner import prepare, run, run_session
 from ctxsieve.eval.summary import summarize
-from ctxsieve.errors import ConfigError
 
 BUDGETS = (750, 1000, 2000)
 
@@ -42,7 +44,7 @@ def test_cache_layout_keeps_the_previous_prompt_up_to_the_new_turn(assets):
     session = next(s for s in assets.sessions if len(s.turns) >= 10)
     cache = run_session(EvalConfig("scored_knapsack", "cache"), 2000, session, assets)
     seed = run_session(EvalConfig("scored_knapsack", "seed"), 2000, session, assets)
-    for prev, cur in zip(cache, cache[1:]):
+    for prev, cur in pairwise(cache):
         head = prev.prompt.split("<|user|>", 1)[0]
         history = [m for m in prev.messages if m["role"] != "system"][:-2]  # minus context and query
         assert cur.prompt.startswith(head)
