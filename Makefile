@@ -1,0 +1,64 @@
+# Developer and CI entry points; `make help` lists them. CI (.ci/run) calls these same targets.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+PYTEST ?= $(PYTHON) -m pytest
+export CARGO_TERM_COLOR := never
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: install
+install: ## build the wheel from this checkout and install it with the dev/test extras
+	$(PIP) install --upgrade "maturin>=1.7,<2"
+	$(PIP) install ".[dev,tokenizers]"
+
+.PHONY: build-dev
+build-dev: ## editable install: Python from python/, the native module rebuilt in place
+	$(PIP) install --no-deps --no-build-isolation -e .
+
+.PHONY: build-prod
+build-prod: ## release wheel (fat LTO, one codegen unit, stripped) into dist/
+	maturin build --release --out dist
+
+.PHONY: format
+format: ## format Rust and Python
+	cargo fmt
+	$(PYTHON) -m ruff format python tests benches tools examples
+	$(PYTHON) -m ruff check --fix python tests benches tools examples
+
+.PHONY: lint
+lint: ## fmt and clippy with -D warnings, ruff, mypy, stubtest of the native module
+	cargo fmt --check
+	cargo clippy --all-targets --features python -- -D warnings
+	$(PYTHON) -m ruff check python tests benches tools examples
+	$(PYTHON) -m ruff format --check python tests benches tools examples
+	$(PYTHON) -m mypy
+	$(PYTHON) -m mypy.stubtest ctxsieve._native
+
+.PHONY: test-rust
+test-rust: ## Rust unit tests (no Python needed)
+	cargo test
+
+.PHONY: test-python
+test-python: ## the pytest suite once per backend (native, then the pure-Python reference)
+	CTXSIEVE_BACKEND=native $(PYTEST) -q
+	CTXSIEVE_BACKEND=python $(PYTEST) -q
+
+.PHONY: test
+test: test-rust test-python bench-smoke ## everything CI tests: Rust, Python on both backends, bench smoke
+
+.PHONY: bench-smoke
+bench-smoke: ## each benchmark once as a test, and native must beat the reference (ratio floors)
+	$(PYTEST) benches -q --benchmark-disable -p no:cacheprovider
+	$(PYTHON) benches/report.py --quick --check
+
+.PHONY: bench
+bench: ## full benchmarks: pytest-benchmark groups, then the one-run table with peers
+	$(PYTEST) benches --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds
+	$(PYTHON) benches/report.py
+
+.PHONY: all
+all: install lint test ## install, lint and test, as CI does
