@@ -55,6 +55,8 @@ class Bm25Index:
     def __len__(self) -> int: ...
 
 # --- calibrated estimator (issue 7) ---
+__all__ += ["calibrated_estimate"]
+
 def calibrated_estimate(texts: list[str], costs: list[int]) -> list[int]: ...
 
 # --- end calibrated estimator (issue 7) ---
