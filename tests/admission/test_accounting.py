@@ -120,3 +120,13 @@ def test_malformed_history_is_kept_and_reported_in_the_turn() -> None:
     assert "history message 2: tool result without a tool_call_id" in notes
     assert any(n.startswith("history message 3:") for n in notes)
     assert all("no role here" not in n for n in notes)  # notes never carry bodies
+
+
+def test_named_estimators_plug_in(est: Any) -> None:
+    assert Session(Limits(tokenizer="bytes/3")).accountant.name == "bytes/3"
+    four = Session(estimator="bytes/4").turn("x" * 400).admit().report
+    assert four.estimator == "bytes/4" and four.sections["messages"] >= 4 + 100
+    with pytest.raises(ConfigError, match="unknown estimator"):
+        Session(Limits(tokenizer="nonsense"))
+    with pytest.raises(ConfigError, match=r"Limits\.tokenizer"):
+        Limits(tokenizer="")

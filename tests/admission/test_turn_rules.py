@@ -193,3 +193,20 @@ def test_real_opentelemetry_api_without_sdk_is_harmless() -> None:
     pytest.importorskip("opentelemetry.trace")
     events._tracer_loaded = False
     assert Session().turn("q").admit().report.estimated_input_tokens > 0
+
+
+def test_engine_context_items_are_accepted_as_memories() -> None:
+    types = pytest.importorskip("ctxsieve.types")
+    items = [
+        types.ContextItem(id="k1", content="Refunds take 30 days.", source="kb", score=0.2),
+        types.ContextItem(id="k2", content="Plan B has priority support.", source="kb", score=0.7),
+        types.ContextItem(id="k3", content="Carol's phone number.", source="crm", score=0.9, audience="carol"),
+    ]
+    turn = Session().turn("q", memories=items, audience="alice")
+    adm = turn.admit()
+    assert re.findall(r"^\[memory (\w+) · (\w+)\]", adm.request.context or "", flags=re.M) == [
+        ("k2", "kb"),
+        ("k1", "kb"),
+    ]
+    assert [(e.id, e.source, e.first_call) for e in turn.lineage] == [("k2", "kb", 0), ("k1", "kb", 0)]
+    assert adm.report.counts["memory"]["ineligible"] == 1

@@ -42,6 +42,20 @@ def estimator_name(estimator: Estimator) -> str:
     return str(getattr(estimator, "name", None) or getattr(estimator, "__name__", type(estimator).__name__))
 
 
+def resolve_estimator(estimator: Estimator | str | None) -> Estimator:
+    """A callable as given; a name (``bytes/3``, ``calibrated:o200k``, ``hf:<path>``, ...)
+    through ``ctxsieve.tokenizers.get_estimator``; None: the byte estimator."""
+    if estimator is None or estimator == "bytes/3":
+        return byte_estimator
+    if isinstance(estimator, str):
+        from ctxsieve.tokenizers.estimators import get_estimator
+
+        return get_estimator(estimator)
+    if not callable(estimator):
+        raise ConfigError(f"estimator: expected a callable list[str] -> list[int] or a name, got {estimator!r}")
+    return estimator
+
+
 @dataclass(frozen=True)
 class MessageCost:
     """A message and its cached estimate; ``tokens(image_tokens)`` adds framing and images."""
@@ -76,8 +90,8 @@ class Accountant:
     message once. Messages are treated as immutable once passed in: pass a new object to change one.
     """
 
-    def __init__(self, estimator: Estimator | None = None, max_cached: int = 200_000):
-        self.estimator: Estimator = estimator or byte_estimator
+    def __init__(self, estimator: Estimator | str | None = None, max_cached: int = 200_000):
+        self.estimator: Estimator = resolve_estimator(estimator)
         self.name = estimator_name(self.estimator)
         self._max = max_cached
         # key -> (obj, cost); holding obj keeps its id from being reused while it is cached

@@ -52,7 +52,7 @@ class Limits:
 
     ``memory_ceiling`` / ``history_ceiling`` cap those optional sections (None: no section cap);
     ``skills_fraction`` caps the skill roster at a share of the window (of the ceiling when the
-    window is unknown).
+    window is unknown). ``tokenizer`` names the estimator (``bytes/3``, ``calibrated:o200k``, ...).
 
     >>> Limits(output_reserve=0)
     Traceback (most recent call last):
@@ -68,6 +68,7 @@ class Limits:
     history_ceiling: int | None = None
     skills_fraction: float = DEFAULT_SKILLS_FRACTION
     lookup_deadline: float = WINDOW_LOOKUP_DEADLINE_S
+    tokenizer: str = "bytes/3"  # the estimator's name; Session(estimator=...) overrides it
 
     def __post_init__(self) -> None:
         _positive_int("input_ceiling", self.input_ceiling)
@@ -83,6 +84,8 @@ class Limits:
         d = self.lookup_deadline
         if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
             raise ConfigError(f"Limits.lookup_deadline: must be a positive number of seconds, got {d!r}")
+        if not isinstance(self.tokenizer, str) or not self.tokenizer:
+            raise ConfigError(f"Limits.tokenizer: expected an estimator name such as 'bytes/3', got {self.tokenizer!r}")
         if self.protocol_overhead >= self.input_ceiling:
             raise ConfigError(
                 f"Limits.protocol_overhead ({self.protocol_overhead}) must be below "

@@ -34,14 +34,14 @@ class Session:
         limits: Limits | None = None,
         *,
         window_lookup: WindowLookup | None = None,
-        estimator: Estimator | None = None,
+        estimator: Estimator | str | None = None,
         snapshot_store: Any = None,
         on_event: EventCallback | None = None,
         run_limits: RunLimits | None = None,
     ):
         self.limits = limits or Limits()
         self.window_lookup = window_lookup
-        self.accountant = Accountant(estimator)
+        self.accountant = Accountant(estimator if estimator is not None else self.limits.tokenizer)
         if isinstance(snapshot_store, (str, os.PathLike)):
             from ctxsieve.stores import open_snapshot_store
 
