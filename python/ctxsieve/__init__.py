@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from ctxsieve.admission import ContextBudgetError, Limits, RunLimits, Session, SystemPrompt, Turn
 from ctxsieve.engine import ContextEngine
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
@@ -44,6 +45,7 @@ __all__ = [
     "BudgetExceededError",
     "CallableSource",
     "ConfigError",
+    "ContextBudgetError",
     "ContextEngine",
     "ContextError",
     "ContextItem",
@@ -51,19 +53,24 @@ __all__ = [
     "FixedSlots",
     "HistorySource",
     "LLMScorer",
+    "Limits",
     "MissingExtraError",
     "OKFBundle",
     "OKFIndexSource",
     "OKFSource",
     "Policy",
     "RAGSource",
+    "RunLimits",
     "ScoredItem",
     "ScoredKnapsack",
+    "Session",
     "Signals",
     "SourceConfig",
     "StaticSource",
+    "SystemPrompt",
     "Trace",
     "TraceEntry",
+    "Turn",
     "Window",
     "__version__",
     "backend",
