@@ -19,18 +19,18 @@ import re
 import uuid
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS
 from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_event, render_context
+from ctxsieve.admission.calls import Admission, CallRecord, LineageEntry
 from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
 from ctxsieve.admission.errors import SnapshotError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
 from ctxsieve.admission.messages import parse_audience
 from ctxsieve.admission.prepared import prepare
-from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage, UsageTotals
+from ctxsieve.admission.reports import RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.select import Selection, select_optional
@@ -42,40 +42,6 @@ if TYPE_CHECKING:
 _TURN_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 __all__ = ["Admission", "CallRecord", "LineageEntry", "RunLimits", "Turn"]
-
-
-@dataclass(frozen=True)
-class Admission:
-    """One admitted call: send ``request``; ``report`` says what is in it and why."""
-
-    request: Request
-    report: ContextAssemblyReport
-    call_index: int
-    attempt: int
-    snapshot_id: str | None
-    limit: InputLimit
-    breakdown: dict[str, int]
-
-
-@dataclass
-class CallRecord:
-    """A model call of the turn; ``snapshot_id`` names the snapshot of the prompt it used."""
-
-    call_index: int
-    attempt: int
-    model: str | None
-    snapshot_id: str | None
-    estimated_input_tokens: int
-    usage: RequestUsage | None = None
-
-
-@dataclass(frozen=True)
-class LineageEntry:
-    """Evidence a call of this turn included; kept even when a later call prunes it."""
-
-    id: str
-    source: str
-    first_call: int
 
 
 class Turn:
