@@ -237,12 +237,15 @@ def estimate_reference(texts: list[Any], costs: list[Any]) -> list[int]:
 
 
 def features_batch(texts: list[Any]) -> list[list[int]]:
-    """``features`` of each text, natively when the native backend is live (used for fitting)."""
-    native = _native_fn("calibrated_features")
-    if native is not None:
-        return native(texts)  # type: ignore[no-any-return]
-    check_str_list("texts", texts)
-    return [features(t) for t in texts]
+    """``features`` of each text (used for fitting). Natively, one call per feature with a
+    one-hot cost vector: the estimate is then exactly that feature's count, so the native
+    module needs no second entry point."""
+    native = _native_fn("calibrated_estimate")
+    if native is None:
+        check_str_list("texts", texts)
+        return [features(t) for t in texts]
+    columns = [native(texts, [SCALE if i == j else 0 for i in range(NUM_FEATURES)]) for j in range(NUM_FEATURES)]
+    return [list(row) for row in zip(*columns)]
 
 
 def estimate_calibrated(texts: list[Any], costs: list[Any]) -> list[int]:

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, SCALE
+from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, SCALE, features_batch
+from ctxsieve.tokenizers.profiles import Profile
 
 
 def _simplex_max(a: np.ndarray, b: np.ndarray, c: np.ndarray, max_iter: int = 100_000) -> np.ndarray:
@@ -103,3 +104,26 @@ def measure(estimates: Sequence[int], truth: Sequence[int]) -> dict[str, float]:
         "worst_under": max(under, default=0.0),
         "mean_over": sum((e - t) / t for e, t in pairs) / len(pairs),
     }
+
+
+def fit_profile(
+    texts: Sequence[str], truth: Sequence[int], name: str, *, margin: float = 0.05, tokenizer: str = ""
+) -> Profile:
+    """Fits costs on ``texts`` whose true token counts are ``truth`` (for several tokenizers,
+    pass the element-wise maximum) and returns the profile with its figures on those texts."""
+    if len(texts) != len(truth):
+        raise ValueError(f"truth: expected {len(texts)} counts (one per text), got {len(truth)}")
+    if not any(t > 0 for t in truth):
+        raise ValueError("the corpus has no non-empty document to fit on")
+    if not 0 <= margin < 1:
+        raise ValueError(f"margin: must be in [0, 1), got {margin!r}")
+    rows = features_batch(list(texts))
+    costs = to_fixed_point(solve_costs(np.array(rows, dtype=float), np.array(truth, dtype=float), margin))
+    vector = [costs[f] for f in FEATURES]
+    estimates = [-(-sum(n * c for n, c in zip(row, vector)) // SCALE) for row in rows]
+    meta = {
+        "margin": margin,
+        "fit": {k: round(v, 4) for k, v in measure(estimates, truth).items()},
+        "fit_bytes": sum(len(t.encode("utf-8", "surrogatepass")) for t in texts),
+    }
+    return Profile(name, costs, family=name, tokenizer=tokenizer, meta=meta)
