@@ -7,6 +7,7 @@ from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS, Accountant, Es
 from ctxsieve.admission.context import SESSION_SEARCH_TOOL, SystemPrompt
 from ctxsieve.admission.errors import ContextBudgetError, RunLimitError, SnapshotError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP, Events
+from ctxsieve.admission.fallbacks import call_with_fallbacks, call_with_fallbacks_async
 from ctxsieve.admission.limits import (
     DEFAULT_IMAGE_TOKENS,
     DEFAULT_INPUT_CEILING,
@@ -60,6 +61,8 @@ __all__ = [
     "TurnStateError",
     "UsageTotals",
     "byte_estimator",
+    "call_with_fallbacks",
+    "call_with_fallbacks_async",
     "coerce_message",
     "resolve_input_limit",
     "resolve_input_limit_async",
