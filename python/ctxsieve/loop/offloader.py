@@ -25,10 +25,11 @@ from ctxsieve import kernels
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.loop.reading import grep, read_lines
 from ctxsieve.stores import BlobInfo, open_store
-from ctxsieve.stores._text import iter_chunks
+from ctxsieve.stores._text import CHUNK_CHARS, iter_chunks
 
 HANDLE_RE = re.compile(r"ctx_[0-9a-f]{32}")
 BYTES_PER_TOKEN = 3  # the kernels' default estimator: ceil(utf8 bytes / 3)
+NOTICE_TOKENS = 64  # room the offload notice needs (about 170 chars at most)
 
 
 def _count(name: str, value: Any, low: int, high: int | None = None) -> str | None:
@@ -43,7 +44,7 @@ class Offloader:
 
     >>> import tempfile, os
     >>> from ctxsieve.stores import open_store
-    >>> off = Offloader(open_store(os.path.join(tempfile.mkdtemp(), "o.db")), max_tokens=50, preview_tokens=10)
+    >>> off = Offloader(open_store(os.path.join(tempfile.mkdtemp(), "o.db")), max_tokens=100, preview_tokens=10)
     >>> msgs = [{"role": "tool", "tool_call_id": "c1", "content": "\\n".join(f"row {i}" for i in range(100))}]
     >>> short = off.offload(msgs)[0]["content"]
     >>> handle = re.search(r"ctx_[0-9a-f]{32}", short).group(0)
@@ -63,17 +64,22 @@ class Offloader:
         adapter: MessageAdapter | str | None = None,
         max_line_chars: int = 2000,
         read_max_tokens: int | None = None,
+        chunk_chars: int = CHUNK_CHARS,
     ):
         for name, value in (("max_tokens", max_tokens), ("preview_tokens", preview_tokens)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
-        if preview_tokens >= max_tokens:
-            raise ValueError(f"preview_tokens ({preview_tokens}) must be smaller than max_tokens ({max_tokens})")
+        if max_tokens < preview_tokens + NOTICE_TOKENS:
+            raise ValueError(
+                f"max_tokens ({max_tokens}) must exceed preview_tokens ({preview_tokens}) by at least "
+                f"{NOTICE_TOKENS}: the offload notice has to fit next to the preview"
+            )
         self.store = open_store() if store is None else store
         self.max_tokens = max_tokens
         self.preview_tokens = preview_tokens
         self.adapter = adapter
         self.max_line_chars = max_line_chars
+        self.chunk_chars = chunk_chars
         # one read returns at most what would not have been offloaded in the first place
         self.read_max_chars = BYTES_PER_TOKEN * (read_max_tokens or max_tokens)
 
@@ -91,7 +97,7 @@ class Offloader:
     def store_text(self, text: str | Iterable[str]) -> BlobInfo:
         """Store a text (or a stream of pieces) under a new handle; returns its ``BlobInfo``."""
         pieces = [text] if isinstance(text, str) else text
-        return self.store.put_blob("ctx_" + uuid.uuid4().hex, iter_chunks(pieces))
+        return self.store.put_blob("ctx_" + uuid.uuid4().hex, iter_chunks(pieces, self.chunk_chars))
 
     def cap(self, text: str) -> str:
         """``text`` itself when within ``max_tokens``, else a preview and a handle (stored)."""
@@ -102,21 +108,24 @@ class Offloader:
         return self._notice(text, self.store_text(text))
 
     def _notice(self, text: str, info: BlobInfo) -> str:
-        budget = self.preview_tokens * BYTES_PER_TOKEN
-        preview = text[:budget]
-        while preview and kernels.estimate_tokens([preview])[0] > self.preview_tokens:
-            preview = preview[: len(preview) * 3 // 4]
+        # the notice is written first so the preview gets what is left: the replacement must stay
+        # under max_tokens, or the next offload() would offload the notice itself
+        h = info.blob_id
+        preview = text[: self.preview_tokens * BYTES_PER_TOKEN]
         cut = preview.rfind("\n")
         if cut > len(preview) // 2:  # end on a whole line when that keeps most of the preview
             preview = preview[: cut + 1]
         shown = preview.count("\n")
-        h = info.blob_id
-        return (
-            f"{preview}{'' if preview.endswith(chr(10)) or not preview else chr(10)}"
-            f"[... tool result offloaded: {info.chars:,} chars, {info.lines:,} lines. Handle: {h}. "
-            f'Read on with ctx_read("{h}", offset={shown}, limit=200) (0-based line offsets) or '
-            f'search it with ctx_grep("{h}", pattern).]'
+        notice = (
+            f"[... offloaded: {info.chars:,} chars, {info.lines:,} lines. handle {h}: read on with "
+            f"ctx_read(handle, offset={shown}) or search with ctx_grep(handle, pattern)]"
         )
+        room = min(self.preview_tokens, self.max_tokens - kernels.estimate_tokens([notice])[0] - 1)
+        while preview and kernels.estimate_tokens([preview])[0] > room:
+            preview = preview[: len(preview) * 3 // 4]
+        if preview and not preview.endswith("\n"):
+            preview += "\n"
+        return preview + notice
 
     def offload(self, messages: Sequence[Any]) -> list[Any]:
         """A copy of ``messages`` with every tool result block over ``max_tokens`` offloaded.
@@ -152,6 +161,10 @@ class Offloader:
 
     # -- reading (the agent's tools) --------------------------------------------------------
 
+    def _line_cap(self) -> int:
+        # a single line never takes more than one read's worth of output
+        return max(80, min(self.max_line_chars, self.read_max_chars - 64))
+
     def _info(self, handle: Any) -> BlobInfo | str:
         if not isinstance(handle, str) or not HANDLE_RE.fullmatch(handle):
             return (
@@ -185,7 +198,7 @@ class Offloader:
             last = f"0-{info.lines - 1}" if info.lines else "none: it is empty"
             return f"error: offset {offset} is past the end of {handle}, which has {info.lines} lines ({last})"
         lines, nxt = read_lines(
-            self.store, info, offset, limit, max_line_chars=self.max_line_chars, max_chars=self.read_max_chars
+            self.store, info, offset, limit, max_line_chars=self._line_cap(), max_chars=self.read_max_chars
         )
         header = f"[{handle}: lines {offset}-{nxt - 1} of {info.lines}]"
         footer = []
@@ -221,7 +234,7 @@ class Offloader:
                 pattern,
                 context=context,
                 max_matches=max_matches,
-                max_line_chars=self.max_line_chars,
+                max_line_chars=self._line_cap(),
             )
         except ValueError as exc:
             return f"error: bad pattern {pattern!r:.200}: {exc}"
@@ -229,7 +242,14 @@ class Offloader:
             return f"[no line of {handle} ({info.lines} lines) matches {pattern!r:.200}]"
         more = f"; stopped at max_matches={max_matches}" if found >= max_matches else ""
         header = f"[{found} matching lines of {info.lines} in {handle}{more}]"
-        return "\n".join([header, *lines])
+        shown, size = [header], len(header)
+        for k, line in enumerate(lines):
+            if size + len(line) + 1 > self.read_max_chars and len(shown) > 1:
+                shown.append(f"[output cut: {len(lines) - k} more lines; narrow the pattern or use ctx_read]")
+                break
+            shown.append(line)
+            size += len(line) + 1
+        return "\n".join(shown)
 
     def tools(self) -> list[Callable[..., str]]:
         """``[ctx_read, ctx_grep]`` as plain functions with docstrings, ready to register."""
