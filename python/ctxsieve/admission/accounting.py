@@ -156,15 +156,18 @@ class Accountant:
                 self._remember(cache, id(schemas[i]), schemas[i], out[i])
         return out  # type: ignore[return-value]
 
-    def fragments(self, owners: Sequence[Any], keys: Sequence[Any], render: Callable[[int], str]) -> list[int]:
-        """Costs of rendered context fragments, cached per ``(owner object, key)``; ``render(i)``
-        produces fragment ``i`` only when it is not cached."""
+    def fragments(
+        self, owners: Sequence[Any], keys: Sequence[Any], render: Callable[[int], str]
+    ) -> tuple[list[int], list[str]]:
+        """Rendered context fragments and their costs, cached per ``(owner object, key)`` so a
+        new turn of the same session neither re-renders nor re-estimates old messages;
+        ``render(i)`` produces fragment ``i`` only when it is not cached."""
         cache = self._frag
-        out: list[int | None] = [self._cached(cache, (id(o), k), o) for o, k in zip(owners, keys)]
+        out: list[tuple[int, str] | None] = [self._cached(cache, (id(o), k), o) for o, k in zip(owners, keys)]
         missing = [i for i, c in enumerate(out) if c is None]
         if missing:
-            costs = self.texts([render(i) for i in missing])
-            for i, c in zip(missing, costs):
-                out[i] = c
-                self._remember(cache, (id(owners[i]), keys[i]), owners[i], c)
-        return out  # type: ignore[return-value]
+            texts = [render(i) for i in missing]
+            for i, text, c in zip(missing, texts, self.texts(texts)):
+                out[i] = (c, text)
+                self._remember(cache, (id(owners[i]), keys[i]), owners[i], out[i])
+        return [c[0] for c in out], [c[1] for c in out]  # type: ignore[index]

@@ -9,8 +9,6 @@ from ctxsieve.admission.context import (
     HISTORY_HEADING,
     MEMORY_HEADING,
     gap_notice,
-    memory_fragment,
-    message_fragment,
 )
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.prepared import Prepared
@@ -21,15 +19,6 @@ if TYPE_CHECKING:
     from ctxsieve.admission.turn import Turn
 
 
-def _record_text(p: Prepared, i: int) -> str:
-    # rendered once per record per turn: the cut moves on most calls, the records do not change
-    text = p.record_text[i]
-    if text is None:
-        r = p.records[i]
-        text = p.record_text[i] = "".join(message_fragment(m, r.turn) for m in r.messages)
-    return text
-
-
 def render_context(p: Prepared, sel: Selection) -> str | None:
     """The attributed-context user message for a selection, or None when it would be empty."""
     k, s, n = sel.memory_kept, sel.history_start, len(p.records)
@@ -38,12 +27,12 @@ def render_context(p: Prepared, sel: Selection) -> str | None:
     parts = [p.preamble]
     if k:
         parts.append(MEMORY_HEADING)
-        parts += [memory_fragment(e) for e in p.memories[:k]]
+        parts += p.memory_text[:k]
     if n:
         parts.append(HISTORY_HEADING)
         if s > 0:
             parts.append(gap_notice(p.omitted_turns(s), p.history_prefix[s]))
-        parts += [_record_text(p, i) for i in range(s, n)]
+        parts += p.record_text[s:]
     return "".join(parts)
 
 

@@ -51,13 +51,13 @@ class Prepared:
     memory_prefix: list[int]
     memory_ineligible: int
     records: list[Record]
-    record_raw_index: list[int]
     history_prefix: list[int]
     turns_before: list[int]
     history_ineligible: int
     gap_tokens: int
     notes: list[str] = field(default_factory=list)
-    record_text: list[str | None] = field(default_factory=list)
+    record_text: list[str] = field(default_factory=list)
+    memory_text: list[str] = field(default_factory=list)
 
     def omitted_turns(self, start: int) -> int:
         """How many distinct user turns have records before ``start`` (all omitted or part)."""
@@ -91,7 +91,7 @@ def prepare(
     # memories: audience first, then relevance order, then cost as rendered
     all_mem = coerce_evidence(memories)
     mem = rank_evidence([e for e in all_mem if eligible(e.audience, audience)])
-    mem_costs = acc.fragments([e.owner for e in mem], [e.id for e in mem], lambda i: memory_fragment(mem[i]))
+    mem_costs, mem_texts = acc.fragments([e.owner for e in mem], [e.id for e in mem], lambda i: memory_fragment(mem[i]))
 
     # history: whole records, audience per record, cost per message fragment
     hist_costs = acc.messages(history)
@@ -109,12 +109,15 @@ def prepare(
             owners.append(history[index_of[id(m)]])
             keys.append(r.turn)
             frag_msgs.append((m, r.turn))
-    frag_costs = acc.fragments(owners, keys, lambda i: message_fragment(*frag_msgs[i]))
+    frag_costs, frag_texts = acc.fragments(owners, keys, lambda i: message_fragment(*frag_msgs[i]))
     rec_costs: list[int] = []
+    rec_texts: list[str] = []
     pos = 0
     for r in kept:
-        rec_costs.append(sum(frag_costs[pos : pos + len(r.messages)]))
-        pos += len(r.messages)
+        end = pos + len(r.messages)
+        rec_costs.append(sum(frag_costs[pos:end]))
+        rec_texts.append(frag_texts[pos] if end == pos + 1 else "".join(frag_texts[pos:end]))
+        pos = end
     turns_before = [0]
     for i, r in enumerate(kept):
         new_turn = i == 0 or r.turn != kept[i - 1].turn
@@ -135,11 +138,11 @@ def prepare(
         memory_prefix=_prefix(mem_costs),
         memory_ineligible=len(all_mem) - len(mem),
         records=kept,
-        record_raw_index=[index_of[id(r.messages[0])] for r in kept],
         history_prefix=_prefix(rec_costs),
         turns_before=turns_before,
         history_ineligible=len(records) - len(kept),
         gap_tokens=fixed[3],
         notes=notes,
-        record_text=[None] * len(kept),
+        record_text=rec_texts,
+        memory_text=mem_texts,
     )
