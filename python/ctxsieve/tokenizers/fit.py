@@ -82,7 +82,7 @@ def solve_costs(features: np.ndarray, truth: np.ndarray, margin: float = 0.0) ->
     return costs
 
 
-def to_fixed_point(costs: Sequence[float]) -> dict[str, int]:
+def to_fixed_point(costs: Sequence[float] | np.ndarray) -> dict[str, int]:
     """Costs in thousandths of a token, rounded up (so the bound survives the rounding)."""
     out = {}
     for name, c in zip(FEATURES, costs):
