@@ -86,7 +86,7 @@ def test_no_context_message_when_there_is_nothing_to_attribute() -> None:
 
 
 def test_payload_is_canonical_json_of_the_request() -> None:
-    r = request()
+    r = request(current=Message("user", "now", images=(Image(url="https://x/a.png"),)))
     payload = json.loads(r.payload())
     assert payload["shape"] == "ctxsieve.request/1" and payload["messages"] == r.to_openai()["messages"]
     assert r.payload() == request().payload()
@@ -106,3 +106,18 @@ def test_system_never_carries_external_content() -> None:
     ctx = adm.request.context or ""
     assert "EXTERNAL-HISTORY" in ctx and "EXTERNAL-MEMORY" in ctx
     assert "[conversation channel: support]" in ctx and "[current message from: a customer]" in ctx
+
+
+def test_payload_keeps_inline_images_by_reference() -> None:
+    import hashlib
+
+    payload = json.loads(request().payload())
+    parts = payload["messages"][2]["content"]
+    assert parts[1] == {"type": "image_url", "image_url": {"url": "https://x/a.png"}}
+    assert parts[2] == {
+        "type": "image_ref",
+        "media": "image/jpeg;base64",
+        "sha256": hashlib.sha256(b"QUJD").hexdigest(),
+        "base64_chars": 4,
+    }
+    assert "QUJD" not in request().payload()

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,10 +75,22 @@ class Request:
         return body
 
     def payload(self) -> str:
-        """Canonical JSON of the whole request, for snapshots (images by reference, not bytes)."""
-        return json.dumps(
-            {"shape": "ctxsieve.request/1", **self.to_openai()}, ensure_ascii=False, sort_keys=True, default=str
-        )
+        """Canonical JSON of the whole request, for snapshots. Inline images are kept by
+        reference (media type, SHA-256 and size), not as their base64 bytes."""
+        body = self.to_openai()
+        for m in body["messages"]:
+            if isinstance(m.get("content"), list):
+                m["content"] = [_image_ref(part) for part in m["content"]]
+        return json.dumps({"shape": "ctxsieve.request/1", **body}, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _image_ref(part: dict[str, Any]) -> dict[str, Any]:
+    url = part.get("image_url", {}).get("url", "") if part.get("type") == "image_url" else ""
+    if not url.startswith("data:"):
+        return part
+    head, _, data = url.partition(",")
+    digest = hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+    return {"type": "image_ref", "media": head[5:], "sha256": digest, "base64_chars": len(data)}
 
 
 def _image_url(img: Image) -> str:
