@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
 from ctxsieve.loop import AnthropicAdapter, OpenAIAdapter, adapter_for, message_tokens, units
 from ctxsieve.loop.adapters import parse_summary
-from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
 
 def test_openai_ids_text_and_cost() -> None:

@@ -9,10 +9,10 @@ import logging
 from typing import Any
 
 import pytest
+from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
 from ctxsieve.loop import AnthropicAdapter, Compactor, SessionHistory, SummaryRequest, units
 from ctxsieve.stores import open_store
-from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
 
 def chat(n: int, words: int = 30) -> list[dict[str, Any]]:
@@ -132,7 +132,7 @@ async def test_archives_dropped_units_for_session_search(tmp_path: Any) -> None:
     msgs = chat(8)
     msgs[3] = {"role": "assistant", "content": "the staging password rotates every Friday"}
     first = await c.compact(msgs)
-    more = first + [{"role": "user", "content": "turn x " + "pad " * 200}, {"role": "assistant", "content": "ok"}]
+    more = [*first, {"role": "user", "content": "turn x " + "pad " * 200}, {"role": "assistant", "content": "ok"}]
     await c.compact(more)
     hits = history.search("staging password")
     assert hits[0].position == 3 and hits[0].messages == [msgs[3]]

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests_loop_helpers import an_results, oa_result
 
 from ctxsieve import kernels
 from ctxsieve.loop import AnthropicAdapter, Offloader
 from ctxsieve.stores import SQLiteStore, open_store
-from tests_loop_helpers import an_results, oa_result
 
 HANDLE = re.compile(r"ctx_[0-9a-f]{32}")
 
