@@ -3,7 +3,7 @@
 Every cost here is an estimate for admission control, not provider billing. A message costs
 ``MESSAGE_FRAMING_TOKENS`` + the estimate of everything it sends as text (body, tool-call ids,
 names and JSON arguments, the tool-result call id) + ``Limits.image_tokens`` per image. Tool
-schemas cost the estimate of their compact JSON as sent. The estimator is pluggable: any
+schemas cost the estimate of their compact JSON as sent (OpenAI wrapping). The estimator is pluggable: any
 callable ``list[str] -> list[int]``; the default is the byte estimator ``ceil(utf8_bytes / 3)``
 through ``ctxsieve.kernels.estimate_tokens`` (one boundary crossing per batch).
 
@@ -21,6 +21,7 @@ from typing import Any
 
 from ctxsieve import kernels
 from ctxsieve.admission.messages import Message, coerce_message
+from ctxsieve.admission.request import openai_tool
 from ctxsieve.errors import ConfigError
 
 # Tokens a provider adds around each message (role marker, start/end separators). OpenAI's
@@ -81,7 +82,10 @@ def message_texts(m: Message) -> list[str]:
 
 
 def schema_json(schema: Any) -> str:
-    """A tool schema as sent: compact JSON (non-JSON values by their ``str``)."""
+    """A tool schema as sent, in its OpenAI wrapping (the larger of the two provider shapes):
+    compact JSON, non-JSON values by their ``str``."""
+    if isinstance(schema, Mapping):
+        schema = openai_tool(schema)
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str, sort_keys=False)
 
 

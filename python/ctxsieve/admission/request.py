@@ -49,7 +49,7 @@ class Request:
         msgs.extend(_openai_message(m) for m in self.messages)
         body: dict[str, Any] = {"model": self.model, "messages": msgs}
         if self.tools:
-            body["tools"] = [_openai_tool(t) for t in self.tools]
+            body["tools"] = [openai_tool(t) for t in self.tools]
         return body
 
     def to_anthropic(self) -> dict[str, Any]:
@@ -71,7 +71,7 @@ class Request:
         if self.system:
             body["system"] = self.system
         if self.tools:
-            body["tools"] = [_anthropic_tool(t) for t in self.tools]
+            body["tools"] = [anthropic_tool(t) for t in self.tools]
         return body
 
     def payload(self) -> str:
@@ -151,13 +151,13 @@ def _tool_parts(t: Mapping[str, Any]) -> tuple[str, str, Any]:
     return str(fn.get("name", "")), str(fn.get("description", "")), params
 
 
-def _openai_tool(t: Mapping[str, Any]) -> dict[str, Any]:
+def openai_tool(t: Mapping[str, Any]) -> dict[str, Any]:
     if t.get("type") == "function" and "function" in t:
         return dict(t)
     name, desc, params = _tool_parts(t)
     return {"type": "function", "function": {"name": name, "description": desc, "parameters": params}}
 
 
-def _anthropic_tool(t: Mapping[str, Any]) -> dict[str, Any]:
+def anthropic_tool(t: Mapping[str, Any]) -> dict[str, Any]:
     name, desc, params = _tool_parts(t)
     return {"name": name, "description": desc, "input_schema": params}
