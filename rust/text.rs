@@ -56,9 +56,10 @@ fn push_char(buf: &mut Vec<u8>, c: char) {
     buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
 }
 
-/// For each ASCII byte: its lower-case form when it is a word character, else 0.
-static ASCII_WORD_LOWER: [u8; 128] = {
-    let mut t = [0u8; 128];
+/// For each byte: its lower-case form when it is an ASCII word character, else 0 (so every
+/// byte of a multi-byte character maps to 0 and ends an ASCII run).
+static ASCII_WORD_LOWER: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b < 128 {
         let c = b as u8;
@@ -112,6 +113,7 @@ impl WordWriter<'_> {
 fn joined_words(text: &str, buf: &mut Vec<u8>, spans: &mut Vec<(usize, usize)>) {
     buf.clear();
     spans.clear();
+    buf.reserve(text.len() + text.len() / 2 + 8);
     let mut w = WordWriter {
         buf,
         spans,
@@ -122,14 +124,21 @@ fn joined_words(text: &str, buf: &mut Vec<u8>, spans: &mut Vec<(usize, usize)>) 
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            let l = ASCII_WORD_LOWER[b as usize];
-            if l != 0 {
+            // a whole run of ASCII word bytes, copied at once and lower-cased in place
+            let run = bytes[i..]
+                .iter()
+                .position(|&c| ASCII_WORD_LOWER[c as usize] == 0);
+            let j = run.map_or(bytes.len(), |r| i + r);
+            if j > i {
                 w.open();
-                w.buf.push(l);
+                let from = w.buf.len();
+                w.buf.extend_from_slice(&bytes[i..j]);
+                w.buf[from..].make_ascii_lowercase();
+                i = j;
             } else {
                 w.close();
+                i += 1;
             }
-            i += 1;
             continue;
         }
         let Some(c) = text[i..].chars().next() else {
@@ -155,18 +164,60 @@ pub fn words(text: &str) -> Vec<String> {
 
 /// Sorted distinct shingle hashes: 5 consecutive words joined by one space, xxh3-64.
 pub fn shingle_hashes(text: &str) -> Vec<u64> {
-    let (mut buf, mut spans) = (Vec::with_capacity(text.len()), Vec::new());
-    joined_words(text, &mut buf, &mut spans);
-    if spans.is_empty() {
-        return Vec::new();
-    }
-    let window = SHINGLE_WORDS.min(spans.len());
-    let mut out: Vec<u64> = (0..=spans.len() - window)
-        .map(|j| xxh3_64(&buf[spans[j].0..spans[j + window - 1].1]))
-        .collect();
+    let mut out = shingle_set(text);
     out.sort_unstable();
-    out.dedup();
     out
+}
+
+/// The distinct shingle hashes in first-seen order (what dedupe needs; sorting them cost more
+/// than hashing them, so duplicates are dropped with a small open-addressing table instead).
+pub fn shingle_set(text: &str) -> Vec<u64> {
+    SCRATCH.with(|cell| {
+        let mut guard = cell.borrow_mut();
+        let Scratch { buf, spans, table } = &mut *guard;
+        joined_words(text, buf, spans);
+        if spans.is_empty() {
+            return Vec::new();
+        }
+        let window = SHINGLE_WORDS.min(spans.len());
+        let count = spans.len() + 1 - window;
+        let mask = (count * 2).next_power_of_two() - 1;
+        table.clear();
+        table.resize(mask + 1, 0); // 0 marks an empty slot; a real hash of 0 is tracked apart
+        let mut zero_seen = false;
+        let mut out = Vec::with_capacity(count);
+        for j in 0..count {
+            let h = xxh3_64(&buf[spans[j].0..spans[j + window - 1].1]);
+            if h == 0 {
+                if !zero_seen {
+                    zero_seen = true;
+                    out.push(h);
+                }
+                continue;
+            }
+            let mut k = (h as usize) & mask;
+            while table[k] != 0 && table[k] != h {
+                k = (k + 1) & mask;
+            }
+            if table[k] == 0 {
+                table[k] = h;
+                out.push(h);
+            }
+        }
+        out
+    })
+}
+
+/// Per-thread buffers reused across texts (allocation and zeroing showed up in profiles).
+#[derive(Default)]
+struct Scratch {
+    buf: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    table: Vec<u64>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// xxh3-64 of the lower-cased text with whitespace runs collapsed to one space and stripped;
