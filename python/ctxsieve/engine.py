@@ -27,7 +27,7 @@ from ctxsieve.sources.history import HistorySource
 from ctxsieve.stages.calibrate import calibrate
 from ctxsieve.stages.candidates import Candidates
 from ctxsieve.stages.dedupe import dedupe
-from ctxsieve.stages.estimate import TokenEstimator
+from ctxsieve.stages.estimate import TokenEstimator, estimate
 from ctxsieve.stages.order import order
 from ctxsieve.stages.policies import POLICIES, Policy, ScoredKnapsack
 from ctxsieve.stages.render import stable_block, stable_prefix_hash
@@ -170,14 +170,13 @@ class ContextEngine:
 
     def _prepare(self, gathered: Gathered) -> Candidates:
         lists = gathered[0]
-        items = [it for lst in lists for it in lst]
-        ranks = [k for k, lst in enumerate(lists) for _ in range(len(lst))]
+        items: list[ContextItem] = []
+        ranks: list[int] = []
+        for k, lst in enumerate(lists):
+            items += lst
+            ranks += [k] * len(lst)
         cands = Candidates(items, ranks, self.names)
-        known = cands.tokens
-        if None in known:
-            todo = [i for i, t in enumerate(known) if t is None]
-            for i, n in zip(todo, self.estimator.count([cands.texts[i] for i in todo])):
-                known[i] = n
+        estimate(cands, self.estimator)
         calibrate(cands, self._weights, self._modes)
         return cands
 

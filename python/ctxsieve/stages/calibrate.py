@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.types import Signals
+from ctxsieve.types import NO_SIGNALS, Signals
 
 MODES = ("rank", "minmax", "zscore", "blend", "raw")
 STALE_FACTOR = 0.7
@@ -96,11 +96,13 @@ def calibrate(cands: Candidates, weights: Sequence[float], modes: Sequence[str])
         members = np.flatnonzero(ranks == r)
         out[members] = normalise(raw[members], modes[r]) * weights[r]
     calibrated = out.tolist()
-    # signals are rare: visit only the items that carry one
-    for i, sig in enumerate(cands.signals):
-        if sig.trust is None and not sig.stale and not sig.deprecated:
-            continue
-        calibrated[i] = apply_signals(cands, i, sig, calibrated[i])
+    # signals are rare: find the items that carry one, then visit only those
+    marked = [
+        i for i, sig in enumerate(cands.signals) if sig is not NO_SIGNALS and (sig.stale or sig.deprecated or sig.trust)
+    ]
+    signals = cands.signals
+    for i in marked:
+        calibrated[i] = apply_signals(cands, i, signals[i], calibrated[i])
     cands.calibrated = calibrated
     cands.final = list(calibrated)
 

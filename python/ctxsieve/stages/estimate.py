@@ -85,18 +85,22 @@ class TokenEstimator:
         self._lock = threading.Lock()
 
     def count(self, texts: list[str]) -> list[int]:
-        get = self._cache.get
-        out = [get(t) for t in texts]  # never re-read after this: another thread may clear it
+        # never re-read the cache after this first pass: another thread may clear it
+        out: list[int | None] = list(map(self._cache.get, texts))
         if None not in out:
             return out  # type: ignore[return-value]
         todo = [i for i, c in enumerate(out) if c is None]
-        missing = list(dict.fromkeys(texts[i] for i in todo))
+        cold = len(todo) == len(texts)
+        missing = list(dict.fromkeys(texts if cold else map(texts.__getitem__, todo)))
         counts = list(self.count_batch(missing))
         if len(counts) != len(missing):
             raise ConfigError(f"tokenizer {self.name!r}: returned {len(counts)} counts for {len(missing)} texts")
         fresh = dict(zip(missing, counts))
-        for i in todo:
-            out[i] = fresh[texts[i]]
+        if cold:
+            out = list(map(fresh.__getitem__, texts))
+        else:
+            for i in todo:
+                out[i] = fresh[texts[i]]
         with self._lock:
             if len(self._cache) + len(fresh) > self.max_entries:
                 self._cache.clear()
@@ -107,9 +111,11 @@ class TokenEstimator:
 def estimate(cands: Candidates, estimator: TokenEstimator) -> None:
     """Fill ``cands.tokens`` where the source left it None (one estimator call per build)."""
     known = cands.tokens
-    if all(t is not None for t in known):
+    if None not in known:
         return
     todo = [i for i, t in enumerate(known) if t is None]
-    counts = estimator.count([cands.texts[i] for i in todo])
-    for i, c in zip(todo, counts):
+    if len(todo) == len(known):
+        cands.tokens = estimator.count(cands.texts)  # type: ignore[assignment]
+        return
+    for i, c in zip(todo, estimator.count([cands.texts[i] for i in todo])):
         known[i] = c
