@@ -21,6 +21,8 @@ from ctxsieve.admission import (
     WINDOW_DROP,
     ContextBudgetError,
     Limits,
+    RunLimitError,
+    RunLimits,
     Session,
     SnapshotError,
     SystemPrompt,
@@ -87,6 +89,10 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         audience="alice",
         model="primary",
         turn_id="turn-1",
+        skills=[{"name": f"skill_{i}", "description": "s" * 300} for i in range(100)],
+        labels={"channel": "support"},
+        attribution="a customer on the web chat",
+        run=RunLimits(max_model_calls=5, max_tool_calls=10),
     )
 
     # ---- call 0, primary model ----------------------------------------------------------------
@@ -110,13 +116,19 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         "lookup": "ok",
     }
     system_text = "Answer from the evidence.\n\nYou are Ada.\n\nSearch first."
-    assert a0.request.system == system_text
+    assert a0.request.system.startswith(system_text + "\n\nSkills you can load:\n- skill_0: ")
+    # the roster: whole entries, at most 5% of the 128,000 window
+    n_skills = r0.counts["skills"]["included"]
+    assert r0.counts["skills"] == {"roster": 100, "included": n_skills, "omitted": 100 - n_skills}
+    assert 0 < n_skills < 100 and 0 < r0.sections["skills"] <= 6_400
+    assert a0.request.system.count("- skill_") == n_skills and a0.request.system.endswith("s" * 300 + "\n")
+    assert "[conversation channel: support]" in a0.request.context
+    assert "[current message from: a customer on the web chat]" in a0.request.context
     tools_cost = sum(4 + est(json.dumps(t, separators=(",", ":"))) for t in tools)
     assert r0.sections["system"] == 4 + est(system_text)
     assert r0.sections["tools"] == tools_cost
     assert r0.sections["images"] == 2 * 8_192
     assert r0.sections["overhead"] == 1_024
-    assert r0.sections["skills"] == 0
     assert r0.sections["messages"] >= 4 + est("Compare these two charts.")
     assert r0.estimated_input_tokens == sum(r0.sections.values()) <= 60_000
     assert r0.headroom == 60_000 - r0.estimated_input_tokens
@@ -166,7 +178,7 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     }
     assert len(openai["tools"]) == 3
     anthropic = a0.request.to_anthropic()
-    assert anthropic["system"] == system_text and len(anthropic["messages"]) == 1
+    assert anthropic["system"] == a0.request.system and len(anthropic["messages"]) == 1
     assert [b["type"] for b in anthropic["messages"][0]["content"]] == ["text", "text", "image", "image"]
     # snapshot persisted before the call and referenced by the call record
     assert r0.snapshot_id == a0.snapshot_id == turn.calls[0].snapshot_id
@@ -212,7 +224,7 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     assert u0.breakdown == {
         "system": r0b.sections["system"],
         "tools": tools_cost,
-        "skills": 0,
+        "skills": r0b.sections["skills"],
         "memory": 0,
         "messages": r0b.sections["messages"] + r0b.sections["history"] + r0b.sections["images"],
     }
@@ -245,6 +257,10 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     assert r1.counts["memory"]["omitted_earlier_call"] == 31
     assert r1.counts["history"]["omitted"] == h0b["omitted"] == r1.counts["history"]["omitted_earlier_call"]
     assert r1.sections["messages"] > r0b.sections["messages"] + 1_000  # the tool result is required
+    assert r1.sections["skills"] <= 3_000 and r0b.sections["skills"] <= 0.05 * 24_000  # 5% of window or ceiling
+    # the roster shrank for the small fallback and does not grow back within the turn
+    assert r0b.counts["skills"]["included"] < n_skills
+    assert r1.counts["skills"]["included"] == r0b.counts["skills"]["included"]
     assert [m.role for m in a1.request.messages] == ["assistant", "tool"]
     assert turn.calls[-1].snapshot_id == a1.snapshot_id
     assert len([a for n, a in events if n == WINDOW_DROP]) == 2  # no new cut, no new event
@@ -287,6 +303,9 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         usage={"prompt_tokens": 30_000, "completion_tokens": 10},
     )
 
+    # five model calls (fallback attempts count): the allowance is spent, admission never resets it
+    with pytest.raises(RunLimitError, match="model_calls used 5 of 5"):
+        turn.admit()
     summary = turn.finish()
     assert [(c["call_index"], c["attempt"], c["model"]) for c in summary["calls"]] == [
         (0, 0, "primary"),

@@ -110,6 +110,21 @@ def test_skill_roster_is_capped_by_a_fraction_of_the_window_in_whole_entries() -
     assert lines == [f"- skill{i}: {'d' * 57}" for i in range(included)]
 
 
+def test_skill_roster_gives_way_last_before_a_refusal() -> None:
+    skills = [{"name": f"skill{i}", "description": "d" * 57} for i in range(50)]
+    history = [{"role": "user", "content": "old question " * 50}]
+    # 3,000 ceiling: the roster cap (5%: 150 tokens) fits only with history and memory gone
+    session = Session(Limits(input_ceiling=3_000, protocol_overhead=0))
+    turn = session.turn("x" * 8_400, skills=skills, history=history, memories=["m" * 300])
+    adm = turn.admit()
+    r = adm.report
+    assert r.counts["memory"]["included"] == 0 and r.counts["history"]["omitted"] == 1
+    # at its 5% cap the roster would hold 6 entries; 3 fit beside the gap notice
+    assert r.counts["skills"]["included"] == 3 and r.sections["history"] > 0  # the notice stays
+    assert r.estimated_input_tokens <= 3_000
+    assert adm.request.system.count("- skill") == r.counts["skills"]["included"]
+
+
 def test_unchanged_prompt_reuses_its_snapshot_and_bad_ids_are_refused(tmp_path: Any) -> None:
     session = Session(snapshot_store=str(tmp_path / "s.db"))
     turn = session.turn("q", turn_id="t-1")

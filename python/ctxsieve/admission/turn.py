@@ -25,7 +25,7 @@ from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS
 from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_event, render_context
 from ctxsieve.admission.calls import Admission, CallRecord, LineageEntry
 from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
-from ctxsieve.admission.errors import SnapshotError, TurnStateError
+from ctxsieve.admission.errors import ContextBudgetError, SnapshotError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
 from ctxsieve.admission.messages import parse_audience
@@ -87,6 +87,7 @@ class Turn:
         self._ongoing_text = 0
         self._ongoing_images = 0
         self._memory_max: int | None = None  # omissions are monotonic within the turn
+        self._skills_max: int | None = None
         self._history_min = 0
         self._dropped_reported = 0
         self._context_cache: tuple[tuple[int, int], str | None] | None = None
@@ -186,13 +187,20 @@ class Turn:
             s.remember_window(model, self._limits[key])
         return self._limits[key]
 
+    def _roster(self, budget: int) -> tuple[int, int]:
+        """How many whole roster entries fit ``budget`` (heading included), never more than an
+        earlier call of the turn kept; returns (entries, tokens)."""
+        p = self.prepared
+        n = 0
+        if p.skill_lines and budget - p.skills_heading_tokens > 0:
+            n = bisect_right(p.skill_prefix, budget - p.skills_heading_tokens) - 1
+        if self._skills_max is not None:
+            n = min(n, self._skills_max)
+        return n, (p.skill_prefix[n] + p.skills_heading_tokens if n else 0)
+
     def _required(self, limit: InputLimit, with_tools: bool) -> tuple[dict[str, int], int]:
         p, lim = self.prepared, self.session.limits
-        cap = limit.skills_cap(lim.skills_fraction) - p.skills_heading_tokens
-        n_skills = 0
-        if p.skill_lines and cap > 0:
-            n_skills = bisect_right(p.skill_prefix, cap) - 1
-        skills = p.skill_prefix[n_skills] + (p.skills_heading_tokens if n_skills else 0)
+        n_skills, skills = self._roster(limit.skills_cap(lim.skills_fraction))
         cur = p.current
         required = {
             "system": p.system_tokens,
@@ -203,6 +211,39 @@ class Turn:
             "overhead": lim.protocol_overhead,
         }
         return required, n_skills
+
+    def _select(
+        self, limit: InputLimit, required: dict[str, int], n_skills: int, model: str | None
+    ) -> tuple[Selection, int]:
+        """Select optional context; the skill roster is the last thing to give way (after all
+        memory and history), before the call is refused."""
+        p, lim = self.prepared, self.session.limits
+
+        def run() -> Selection:
+            return select_optional(
+                limit.tokens,
+                required,
+                p.memory_prefix,
+                p.history_prefix,
+                gap_tokens=p.gap_tokens,
+                memory_ceiling=lim.memory_ceiling,
+                history_ceiling=lim.history_ceiling,
+                memory_max=self._memory_max,
+                history_min_start=self._history_min,
+                limit_origin=limit.origin,
+                model=model,
+            )
+
+        try:
+            return run(), n_skills
+        except ContextBudgetError:
+            if not n_skills:
+                raise
+        # everything optional is gone (only the gap notice stays when there is history)
+        others = sum(v for k, v in required.items() if k != "skills")
+        floor = p.gap_tokens if p.records else 0
+        n_skills, required["skills"] = self._roster(min(required["skills"], limit.tokens - others - floor))
+        return run(), n_skills
 
     def _admit(self, model: str | None, with_tools: bool, limit: InputLimit) -> Admission:
         attrs = {"turn_id": self.turn_id, "call_index": self._call_index, "attempt": self._attempt}
@@ -216,19 +257,7 @@ class Turn:
     def _admit_in_span(self, model: str | None, with_tools: bool, limit: InputLimit) -> Admission:
         p, s = self.prepared, self.session
         required, n_skills = self._required(limit, with_tools)
-        sel = select_optional(
-            limit.tokens,
-            required,
-            p.memory_prefix,
-            p.history_prefix,
-            gap_tokens=p.gap_tokens,
-            memory_ceiling=s.limits.memory_ceiling,
-            history_ceiling=s.limits.history_ceiling,
-            memory_max=self._memory_max,
-            history_min_start=self._history_min,
-            limit_origin=limit.origin,
-            model=model,
-        )
+        sel, n_skills = self._select(limit, required, n_skills, model)
         request = Request(
             model=model,
             system=p.system_text + (SKILLS_HEADING + "".join(p.skill_lines[:n_skills]) if n_skills else ""),
@@ -240,6 +269,7 @@ class Turn:
         snapshot_id = self._snapshot(request)  # raises SnapshotError: nothing below happens
         # commit: the call will happen with exactly this content
         self._memory_max, self._history_min = sel.memory_kept, sel.history_start
+        self._skills_max = n_skills
         for e in p.memories[: sel.memory_kept]:
             self._lineage.setdefault(e.id, LineageEntry(e.id, e.source, self._call_index))
         self.run.model_calls += 1
