@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ctxsieve.errors import ConfigError
+from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.sources.base import SourceConfig
 from ctxsieve.sources.history import HistorySource
 from ctxsieve.stages.calibrate import calibrate
@@ -229,7 +229,14 @@ class ContextEngine:
         if self.scorer is None and all(p is None for p in pending):
             lists, events = self._check(results)
             return self._complete(query, self._prepare((lists, events)), events, b)
-        return asyncio.run(self._build(query, results, pending, b))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._build(query, results, pending, b))
+        for p in pending:
+            if inspect.iscoroutine(p):
+                p.close()  # never awaited: close it so it does not warn
+        raise ContextError("build_sync() was called inside a running event loop: use `await engine.build(...)`")
 
     def build_many(self, queries: Iterable[str], *, max_workers: int | None = None) -> list[Window]:
         """Windows for many queries, built on threads (the native kernels release the GIL)."""

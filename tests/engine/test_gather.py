@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ctxsieve import CallableSource, ContextEngine, SourceConfig, StaticSource
+import pytest
+
+from ctxsieve import CallableSource, ContextEngine, ContextError, SourceConfig, StaticSource
 from ctxsieve.types import ContextItem
 
 from .helpers import item
@@ -129,3 +131,14 @@ def test_build_sync_inside_no_loop_and_with_async_sources():
 
     engine = ContextEngine([GOOD, CallableSource(fetch, name="a")], budget=100)
     assert {i.id for i in engine.build_sync("q").items} == {"ok", "async"}
+
+
+async def test_build_sync_inside_a_running_loop_says_what_to_do():
+    async def fetch(q):
+        return [item("async", 0.5)]
+
+    engine = ContextEngine([GOOD, CallableSource(fetch, name="a")], budget=100)
+    with pytest.raises(ContextError, match=r"await engine\.build"):
+        engine.build_sync("q")
+    # sources that answer from memory need no loop, so build_sync works here too
+    assert [i.id for i in ContextEngine([GOOD], budget=100).build_sync("q").items] == ["ok"]
