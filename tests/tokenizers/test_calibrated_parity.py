@@ -1,0 +1,104 @@
+"""The native calibrated estimator equals the reference on every input, errors included.
+
+Features are compared through one-hot cost vectors: with cost SCALE on feature j and 0 elsewhere
+the estimate is exactly that feature's count, so the classifier itself is checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxsieve.kernels import calibrated as ref
+
+native: Any = pytest.importorskip("ctxsieve._native")
+if not hasattr(native, "calibrated_estimate"):  # an extension built before issue 7
+    pytest.skip("ctxsieve._native has no calibrated_estimate", allow_module_level=True)
+
+ONE_HOT = [[ref.SCALE if i == j else 0 for i in range(ref.NUM_FEATURES)] for j in range(ref.NUM_FEATURES)]
+# every code point, lone surrogates included, weighted toward the classes' edges
+ANY_CHAR = st.characters(codec=None, exclude_categories=())
+EDGES = st.sampled_from(
+    [
+        *"aZz09 \n\t\r\x0b\x0c\x00\x7f!~_-'",
+        "é",
+        "\u07ff",
+        "\u0800",
+        "\u2fff",
+        "\u3000",
+        "あ",
+        "\u3fff",
+        "\u4000",
+        "中",
+        "\u9fff",
+        "\ua000",
+        "\ud800",
+        "\udfff",
+        "\uffff",
+        "😀",
+        "\U0010ffff",
+        "👩‍💻",
+        "    ",
+        "abc123",
+        "ab12cd",
+    ]
+)
+TEXT = st.lists(st.one_of(ANY_CHAR, EDGES), max_size=60).map("".join)
+
+
+def native_features(texts: list[str]) -> list[list[int]]:
+    columns = [native.calibrated_estimate(texts, costs) for costs in ONE_HOT]
+    return [list(row) for row in zip(*columns)]
+
+
+@given(st.lists(TEXT, max_size=8))
+def test_features_agree(texts: list[str]) -> None:
+    assert native_features(texts) == [ref.features(t) for t in texts]
+
+
+@given(st.lists(TEXT, max_size=8), st.lists(st.integers(0, ref.MAX_COST), min_size=21, max_size=21))
+def test_estimates_agree(texts: list[str], costs: list[int]) -> None:
+    assert native.calibrated_estimate(texts, costs) == ref.estimate_reference(texts, costs)
+
+
+def test_huge_text_agrees() -> None:
+    text = ("Syng vf 12345 a1b2c3d4 中文 😀\ud800 \n    " * 20_000)[:-1]
+    costs = [ref.MAX_COST] * ref.NUM_FEATURES
+    assert native.calibrated_estimate([text], costs) == ref.estimate_reference([text], costs)
+
+
+@pytest.mark.parametrize(
+    ("texts", "costs", "error"),
+    [
+        (["a", 3], [0] * 21, TypeError),
+        (["a"], [0] * 20, ValueError),
+        (["a"], [0] * 22, ValueError),
+        (["a"], [True] + [0] * 20, TypeError),
+        (["a"], [0.5] + [0] * 20, TypeError),
+        (["a"], ["1"] + [0] * 20, TypeError),
+        (["a"], [-1] + [0] * 20, ValueError),
+        (["a"], [0, 10**6 + 1] + [0] * 19, ValueError),
+        (["a"], [0, 10**30] + [0] * 19, ValueError),
+        (["a"], [0, -(10**30)] + [0] * 19, ValueError),
+        (["a"], [-1, "x"] + [0] * 19, ValueError),  # checked in order: the first bad one wins
+        ([1], [0], TypeError),  # texts are checked before costs
+    ],
+)
+def test_errors_agree(texts: list[Any], costs: list[Any], error: type[Exception]) -> None:
+    with pytest.raises(error) as theirs:
+        native.calibrated_estimate(texts, costs)
+    with pytest.raises(error) as ours:
+        ref.estimate_reference(texts, costs)
+    assert str(theirs.value) == str(ours.value)
+
+
+def test_dispatch_uses_the_live_backend() -> None:
+    from ctxsieve import kernels
+
+    texts = ["hello wörld 42"]
+    costs = [1000] * ref.NUM_FEATURES
+    assert ref.estimate_calibrated(texts, costs) == ref.estimate_reference(texts, costs)
+    assert ref.features_batch(texts) == [ref.features(texts[0])]
+    assert kernels.backend() in ("native", "python")

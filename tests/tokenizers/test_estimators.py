@@ -1,0 +1,72 @@
+"""get_estimator: every name resolves to a callable list[str] -> list[int]."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxsieve import kernels
+from ctxsieve.errors import ConfigError
+from ctxsieve.kernels.calibrated import FEATURES, estimate_reference
+from ctxsieve.tokenizers import DEFAULT_ESTIMATOR, get_estimator, load_profile, shipped_profiles
+
+TEXTS = ["", "hello", "héllo wörld", "你好", "👩‍💻 a1b2c3d4e5", "x\ud800y"]
+
+
+def test_default_is_bytes_over_three() -> None:
+    assert DEFAULT_ESTIMATOR == "bytes/3"
+    assert get_estimator()(TEXTS) == kernels.estimate_tokens(TEXTS)
+    assert get_estimator("bytes/4")(TEXTS) == kernels.estimate_tokens(TEXTS, 4)
+
+
+def test_shipped_profiles() -> None:
+    names = set(shipped_profiles())
+    assert {"any", "cl100k", "o200k", "llama3", "qwen", "deepseek", "mistral-tekken", "mistral-sp"} <= names
+    assert "claude-legacy" in names
+    for name in names:
+        profile = load_profile(name)
+        assert len(profile.cost_vector()) == len(FEATURES)
+        est = get_estimator(f"calibrated:{name}")
+        out = est(TEXTS)
+        assert out == estimate_reference(TEXTS, profile.cost_vector())
+        assert out[0] == 0 and all(n >= 1 for n in out[1:])
+        assert est(tuple(TEXTS)) == out  # any sequence
+
+
+def test_profile_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"name": "mine", "costs": {"doc": 1000, "lower": 500}}))
+    assert get_estimator(f"calibrated:{path}")(["abcd", ""]) == [3, 0]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not valid JSON"),
+        ('{"costs": {"nope": 1}}', "unknown feature 'nope'"),
+        ('{"costs": {"doc": -1}}', "must be an int"),
+        ('{"costs": {"doc": 1.5}}', "must be an int"),
+        ("[]", "expected an object"),
+    ],
+)
+def test_malformed_profiles(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ConfigError, match=message):
+        load_profile(path)
+
+
+def test_missing_profile_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_profile(tmp_path / "absent.json")
+
+
+def test_exact_estimators_are_flagged(load_family) -> None:  # type: ignore[no-untyped-def]
+    from ctxsieve.tokenizers.packaged import packaged_path
+
+    load_family("claude-legacy")
+    est = get_estimator(f"hf:{packaged_path('claude-legacy')}")
+    assert est.exact and est.one("hello world") == 2
+    assert not get_estimator("calibrated:any").exact
