@@ -158,11 +158,13 @@ def coerce_message(raw: Any) -> Message:
 class Record:
     """Messages that leave the prompt together: one message, or a tool call with its results.
 
-    ``turn`` numbers the user turn the record belongs to (0 before the first user message).
+    ``turn`` numbers the user turn the record belongs to (0 before the first user message);
+    ``start`` is the index of its first message in the grouped list (records are contiguous).
     """
 
     messages: tuple[Message, ...]
     turn: int
+    start: int = 0
 
 
 def group_records(messages: Sequence[Message]) -> list[Record]:
@@ -176,10 +178,11 @@ def group_records(messages: Sequence[Message]) -> list[Record]:
         if m.role == "user":
             turn += 1
         group = [m]
+        start = i
         i += 1
         if m.role == "assistant" and m.tool_calls:
             while i < n and messages[i].role == "tool":
                 group.append(messages[i])
                 i += 1
-        records.append(Record(tuple(group), turn))
+        records.append(Record(tuple(group), turn, start))
     return records

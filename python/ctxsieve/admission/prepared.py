@@ -98,18 +98,17 @@ def prepare(
     msgs: list[Message] = [c.message for c in hist_costs]
     for i, m in enumerate(msgs):
         notes += [f"history message {i}: {p}" for p in m.problems]
-    index_of = {id(m): i for i, m in enumerate(msgs)}
     records = group_records(msgs)
-    kept = [r for r in records if all(eligible(m.audience, audience) for m in r.messages)]
-    owners: list[Any] = []
-    keys: list[int] = []
-    frag_msgs: list[tuple[Message, int]] = []
-    for r in kept:
-        for m in r.messages:
-            owners.append(history[index_of[id(m)]])
-            keys.append(r.turn)
-            frag_msgs.append((m, r.turn))
-    frag_costs, frag_texts = acc.fragments(owners, keys, lambda i: message_fragment(*frag_msgs[i]))
+    if any(m.audience is not None for m in msgs):
+        kept = [r for r in records if all(eligible(m.audience, audience) for m in r.messages)]
+    else:
+        kept = records
+    # one fragment per message, keyed by its raw object and turn number (cached across turns)
+    positions = [r.start + j for r in kept for j in range(len(r.messages))]
+    owners = [history[i] for i in positions]
+    keys = [r.turn for r in kept for _ in r.messages]
+    frag_msgs = [msgs[i] for i in positions]
+    frag_costs, frag_texts = acc.fragments(owners, keys, lambda i: message_fragment(frag_msgs[i], keys[i]))
     rec_costs: list[int] = []
     rec_texts: list[str] = []
     pos = 0
