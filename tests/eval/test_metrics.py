@@ -26,6 +26,14 @@ def test_precision_per_token_ignores_history_and_instructions():
     assert metrics.precision_per_token([(None, 100)], {"a"}) == 0.0
 
 
+def test_a_duplicate_of_a_relevant_page_is_not_precision():
+    # page a (size 40) twice, as a chunk and as a concept: 40 useful tokens of 40 + 40 + 20
+    items = [("a", 40), ("a", 40), ("n1", 20)]
+    assert metrics.precision_per_token(items, {"a"}, sizes={"a": 40}) == pytest.approx(0.4)
+    # two different chunks of a 60-token page both count
+    assert metrics.precision_per_token([("a", 30), ("a", 30)], {"a"}, sizes={"a": 60}) == 1.0
+
+
 def test_noise_share_is_a_share_of_evidence_tokens():
     assert metrics.noise_share(WINDOW, {"n1", "x"}) == pytest.approx(0.3)  # (20 + 10) / 100
     assert metrics.noise_share([], {"n1"}) == 0.0

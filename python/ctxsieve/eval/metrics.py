@@ -4,8 +4,9 @@ Definitions (docs/eval.md repeats them):
 
 * **recall at budget**: relevant documents with at least one chunk in the window, over the
   relevant documents; undefined (None) for a question nothing answers.
-* **precision per token**: window tokens from relevant documents over window tokens from any
-  corpus document (the evidence); history and instructions are neither.
+* **precision per token**: window tokens from relevant documents, at most one document's own
+  size per document (a duplicate copy is waste), over window tokens from any corpus document
+  (the evidence); history and instructions are neither.
 * **distractor rate**: share of calls, among questions with labelled distractors, whose window
   holds one of them.
 * **superseded rate**: share of calls whose window holds a chunk of a superseded document.
@@ -23,7 +24,7 @@ Definitions (docs/eval.md repeats them):
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
 from ctxsieve import kernels
@@ -44,17 +45,29 @@ def recall_at_budget(window_docs: Iterable[str], relevant: Iterable[str]) -> flo
     return len(rel & set(window_docs)) / len(rel)
 
 
-def precision_per_token(items: WindowItems, relevant: Iterable[str]) -> float:
+def precision_per_token(items: WindowItems, relevant: Iterable[str], sizes: Mapping[str, int] | None = None) -> float:
     """Relevant evidence tokens over evidence tokens.
+
+    ``sizes`` caps what one document can contribute at its own size (its chunks' tokens): a
+    second copy of a relevant page (the same text as a RAG chunk and as an OKF concept) is
+    waste, not precision. Without ``sizes`` every token of a relevant document counts.
 
     >>> precision_per_token([("a", 30), ("n", 10), (None, 50)], {"a"})
     0.75
+    >>> precision_per_token([("a", 30), ("a", 30), ("n", 40)], {"a"}, sizes={"a": 30})
+    0.3
     """
     rel = set(relevant)
     evidence = sum(t for d, t in items if d is not None)
     if evidence == 0:
         return 0.0
-    return sum(t for d, t in items if d is not None and d in rel) / evidence
+    per_doc: dict[str, int] = {}
+    for d, t in items:
+        if d is not None and d in rel:
+            per_doc[d] = per_doc.get(d, 0) + t
+    if sizes is not None:
+        per_doc = {d: min(t, sizes.get(d, t)) for d, t in per_doc.items()}
+    return sum(per_doc.values()) / evidence
 
 
 def holds_any(window_docs: Iterable[str], labelled: Iterable[str]) -> bool:

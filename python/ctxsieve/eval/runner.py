@@ -19,7 +19,7 @@ from ctxsieve.eval import metrics
 from ctxsieve.eval.configs import EvalConfig, make_engine
 from ctxsieve.eval.corpus import Corpus
 from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
-from ctxsieve.eval.retrieve import build_retriever
+from ctxsieve.eval.retrieve import build_retriever, chunk_corpus
 from ctxsieve.eval.sessions import Session, sessions
 from ctxsieve.sources import OKFBundle
 from ctxsieve.types import Window
@@ -65,6 +65,7 @@ class EvalAssets:
     bundle: OKFBundle
     sessions: list[Session]
     bundle_dir: str = ""
+    doc_sizes: dict[str, int] = field(default_factory=dict)  # tokens of each document's chunks
 
 
 def prepare(corpus: Corpus, retriever: str = "bm25", bundle_dir: str | None = None) -> EvalAssets:
@@ -75,7 +76,11 @@ def prepare(corpus: Corpus, retriever: str = "bm25", bundle_dir: str | None = No
             bundle = OKFBundle(write_bundle(corpus, tmp), today=EVAL_TODAY)
     else:
         bundle = OKFBundle(write_bundle(corpus, bundle_dir), today=EVAL_TODAY)
-    return EvalAssets(corpus, build_retriever(corpus, retriever), bundle, sessions(corpus), bundle_dir or "")
+    sizes: dict[str, int] = {}
+    chunks = chunk_corpus(corpus)
+    for c, n in zip(chunks, kernels.estimate_tokens([c.text for c in chunks])):
+        sizes[c.doc_id] = sizes.get(c.doc_id, 0) + n
+    return EvalAssets(corpus, build_retriever(corpus, retriever), bundle, sessions(corpus), bundle_dir or "", sizes)
 
 
 def doc_id(item: Any) -> str | None:
@@ -122,7 +127,7 @@ def record(
         shared_prefix_tokens=shared,
         stable_hash=window.stable_prefix_hash,
         recall=metrics.recall_at_budget(docs, q.relevant),
-        precision=metrics.precision_per_token(items, q.relevant) if answerable else None,
+        precision=metrics.precision_per_token(items, q.relevant, assets.doc_sizes) if answerable else None,
         distractor=metrics.holds_any(docs, q.distractors) if q.distractors else None,
         superseded=metrics.holds_any(docs, assets.corpus.superseded),
         noise=metrics.noise_share(items, assets.corpus.noise),
