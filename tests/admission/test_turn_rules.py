@@ -225,3 +225,45 @@ def test_engine_context_items_are_accepted_as_memories() -> None:
     ]
     assert [(e.id, e.source, e.first_call) for e in turn.lineage] == [("k2", "kb", 0), ("k1", "kb", 0)]
     assert adm.report.counts["memory"]["ineligible"] == 1
+
+
+def test_engine_history_units_are_expanded_into_their_messages() -> None:
+    types = pytest.importorskip("ctxsieve.types")
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    units = [
+        types.ContextItem(
+            id="history:0", content="hi", kind="history", meta={"messages": [{"role": "user", "content": "hi"}]}
+        ),
+        types.ContextItem(
+            id="history:1",
+            content="call",
+            kind="history",
+            meta={
+                "messages": [
+                    {"role": "assistant", "content": None, "tool_calls": [call]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "tool says 42"},
+                ]
+            },
+        ),
+        types.ContextItem(
+            id="history:3", content="private aside", kind="history", audience="bob", meta={"role": "user"}
+        ),
+    ]
+    adm = (
+        Session()
+        .turn("q", history=[*units, {"role": "assistant", "content": "plain message"}], audience="alice")
+        .admit()
+    )
+    ctx = adm.request.context or ""
+    assert "[turn 1 · user]\nhi" in ctx and "tool says 42" in ctx and "plain message" in ctx
+    assert "private aside" not in ctx
+    assert adm.report.counts["history"] == {
+        "records": 4,
+        "ineligible": 1,
+        "included": 3,
+        "omitted": 0,
+        "omitted_turns": 0,
+        "omitted_earlier_call": 0,
+        "omitted_section_ceiling": 0,
+        "omitted_budget": 0,
+    }

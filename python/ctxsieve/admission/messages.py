@@ -154,6 +154,28 @@ def coerce_message(raw: Any) -> Message:
     )
 
 
+def expand_history(history: Sequence[Any]) -> Sequence[Any]:
+    """History as raw messages: engine ``ContextItem`` history units (``kind="history"``, raw
+    messages in ``meta["messages"]``, as ``HistorySource`` makes them) become their messages; an
+    item's audience is carried onto each of its messages. Plain messages pass through."""
+    if all(isinstance(h, (Mapping, Message, str)) for h in history):
+        return history
+    out: list[Any] = []
+    for h in history:
+        if isinstance(h, (Mapping, Message, str)) or not hasattr(h, "content"):
+            out.append(h)
+            continue
+        meta = getattr(h, "meta", None) or {}
+        raw = meta.get("messages") if isinstance(meta, Mapping) else None
+        msgs = list(raw) if raw else [{"role": meta.get("role") or "user", "content": h.content}]
+        audience = getattr(h, "audience", None)
+        if audience is not None:
+            # copies: the unit's audience must travel with each message it holds
+            msgs = [{**m, "audience": audience} if isinstance(m, Mapping) else m for m in msgs]
+        out.extend(msgs)
+    return out
+
+
 @dataclass(frozen=True)
 class Record:
     """Messages that leave the prompt together: one message, or a tool call with its results.
