@@ -124,3 +124,38 @@ def test_llm_rescoring_really_ran(tmp_path, stub_server):
     assert len(llm) == 2 * 68
     assert not [e for c in llm for e in c["events"]], "the scorer fell back"
     assert not any(b["body"]["messages"][-1]["content"].startswith("Grade") for b in StubChat.requests)
+
+
+def test_a_user_corpus_runs_end_to_end(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    docs = [
+        {
+            "id": "old",
+            "text": "Refunds within 14 days.",
+            "kind": "policy",
+            "status": "superseded",
+            "superseded_by": "new",
+        },
+        {"id": "new", "text": "Refunds within 30 days of purchase.", "kind": "policy"},
+        {"id": "blog", "text": "Our refund season blog post.", "kind": "noise"},
+    ]
+    questions = [
+        {"id": "a", "session": "s", "question": "How many days for a refund?", "relevant": ["new"]},
+        {"id": "b", "session": "s", "question": "Is there a phone line?", "relevant": []},
+    ]
+    for name, rows in (("documents", docs), ("questions", questions)):
+        (corpus / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["eval", "--corpus", str(corpus), "--budgets", "300", "--out", str(out), "--quiet"]) == 0
+    rows = {r["config"]: r for r in json.loads((out / "eval.json").read_text(encoding="utf-8"))["rows"]}
+    assert rows["scored_knapsack/cache"]["recall"] == 1.0
+    assert rows["scored_knapsack/cache"]["superseded_rate"] == 0.0
+    # the control keeps the old page for the refund question; the phone question retrieves nothing
+    assert rows["everything/cache"]["superseded_rate"] == 0.5
+
+
+def test_a_broken_user_corpus_is_reported_with_its_line(tmp_path, capsys):
+    (tmp_path / "documents.jsonl").write_text('{"id": "d"}\n', encoding="utf-8")
+    assert main(["eval", "--corpus", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "documents.jsonl:1: field 'text': missing" in capsys.readouterr().err
