@@ -140,7 +140,7 @@ class ContextEngine:
         try:
             return await asyncio.wait_for(awaitable, timeout)
         except asyncio.TimeoutError:
-            return TimeoutError(f"timeout after {timeout:g}s")
+            return _SourceTimeout(f"timeout after {timeout:g}s")
         except Exception as exc:
             return exc
 
@@ -248,25 +248,31 @@ class ContextEngine:
             return list(pool.map(self.build_sync, qs))
 
 
+class _SourceTimeout(TimeoutError):
+    """The engine's own timeout, told apart from a TimeoutError a source raises itself."""
+
+
 def _validate(name: str, out: Any) -> tuple[list[ContextItem], str | None]:
     """The items of one source's answer, or an empty list and why it was refused."""
     if isinstance(out, BaseException):
-        if isinstance(out, TimeoutError) and str(out).startswith("timeout"):
+        if isinstance(out, _SourceTimeout):
             return [], str(out)
         text = " ".join(str(out).split())
         return [], f"{type(out).__name__}: {text[:200]}" if text else type(out).__name__
     if not isinstance(out, (list, tuple)):
         return [], f"malformed result: expected a list of ContextItem, got {type(out).__name__}"
     items = out if isinstance(out, list) else list(out)
-    for k, it in enumerate(items):
-        if type(it) is not ContextItem:
-            if isinstance(it, ContextItem):
-                problem = item_problem(it)
-            else:
-                problem = f"expected ContextItem, got {type(it).__name__}"
-            if problem is not None:
-                return [], f"malformed item {k}: {problem}"
-    if any(it.source != name for it in items):
+    # list comprehensions, not a loop: this runs over every candidate of every build
+    odd = [k for k, it in enumerate(items) if type(it) is not ContextItem]
+    for k in odd:
+        it = items[k]
+        if isinstance(it, ContextItem):
+            problem = item_problem(it)
+        else:
+            problem = f"expected ContextItem, got {type(it).__name__}"
+        if problem is not None:
+            return [], f"malformed item {k}: {problem}"
+    if [k for k, it in enumerate(items) if it.source != name]:
         renamed = []
         for k, it in enumerate(items):
             try:
