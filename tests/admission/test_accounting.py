@@ -130,3 +130,38 @@ def test_named_estimators_plug_in(est: Any) -> None:
         Session(Limits(tokenizer="nonsense"))
     with pytest.raises(ConfigError, match=r"Limits\.tokenizer"):
         Limits(tokenizer="")
+
+
+def test_anthropic_history_and_sdk_objects(est: Any) -> None:
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "weather in Paris and Rome?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking."},
+                {"type": "tool_use", "id": "tu1", "name": "weather", "input": {"city": "Paris"}},
+                {"type": "tool_use", "id": "tu2", "name": "weather", "input": {"city": "Rome"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "tu1", "content": "Paris: 18C"},
+                {"type": "tool_result", "tool_use_id": "tu2", "content": [{"type": "text", "text": "Rome: 24C"}]},
+            ],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "Paris 18C, Rome 24C."}]},
+    ]
+    adm = Session().turn("thanks", history=history).admit()
+    ctx = adm.request.context or ""
+    assert '-> called weather({"city": "Paris"}) [call tu1]' in ctx
+    assert "[turn 1 · tool result for call tu2]\nRome: 24C" in ctx
+    # the call and both results form one record: 4 records become 3 (user, call+results, answer)
+    assert adm.report.counts["history"]["records"] == 3 and adm.report.notes == ()
+
+    class SdkMessage:  # what provider SDKs return: pydantic models with model_dump()
+        def model_dump(self, exclude_none: bool = False) -> dict[str, Any]:
+            return {"role": "assistant", "content": "from the SDK"}
+
+    (cost,) = Accountant().messages([SdkMessage()])
+    assert cost.message.role == "assistant" and cost.text_tokens == est("from the SDK")

@@ -65,39 +65,83 @@ def parse_audience(value: Any) -> frozenset[str] | None:
     return frozenset([str(value)])
 
 
-def _text_and_images(content: Any, problems: list[str]) -> tuple[str, tuple[Image, ...]]:
+@dataclass
+class _Parts:
+    texts: list[str] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    calls: list[Any] = field(default_factory=list)  # Anthropic tool_use blocks
+    results: list[tuple[str, str]] = field(default_factory=list)  # Anthropic tool_result blocks
+
+
+def _parts(content: Any, problems: list[str]) -> _Parts:
+    out = _Parts()
     if content is None:
-        return "", ()
+        return out
     if isinstance(content, str):
-        return content, ()
+        out.texts.append(content)
+        return out
     if not isinstance(content, list):
         problems.append(f"content of type {type(content).__name__} read as its JSON text")
-        return json.dumps(content, default=str, ensure_ascii=False), ()
-    texts: list[str] = []
-    images: list[Image] = []
+        out.texts.append(json.dumps(content, default=str, ensure_ascii=False))
+        return out
     for part in content:
         kind = part.get("type") if isinstance(part, Mapping) else None
         if isinstance(part, str):
-            texts.append(part)
-        elif kind == "text" and isinstance(part, Mapping):
-            texts.append(str(part.get("text", "")))
-        elif kind == "image_url" and isinstance(part, Mapping):
+            out.texts.append(part)
+        elif isinstance(part, Image):
+            out.images.append(part)
+        elif not isinstance(part, Mapping):
+            problems.append(f"content part of type {type(part).__name__} read as its text")
+            out.texts.append(str(part))
+        elif kind == "text":
+            out.texts.append(str(part.get("text", "")))
+        elif kind == "image_url":
             iu = part.get("image_url")
             url = iu.get("url") if isinstance(iu, Mapping) else iu
-            images.append(Image(url=str(url)))
-        elif kind == "image" and isinstance(part, Mapping):
+            out.images.append(Image(url=str(url)))
+        elif kind == "image":
             src = part.get("source") or {}
             if src.get("type") == "base64":
-                images.append(Image(data=src.get("data"), media_type=src.get("media_type", "image/png")))
+                out.images.append(Image(data=src.get("data"), media_type=src.get("media_type", "image/png")))
             else:
-                images.append(Image(url=src.get("url")))
-        elif isinstance(part, Image):
-            images.append(part)
+                out.images.append(Image(url=src.get("url")))
+        elif kind == "tool_use":
+            out.calls.append(part)
+        elif kind == "tool_result":
+            inner = _parts(part.get("content"), problems)
+            out.images += inner.images
+            out.results.append((str(part.get("tool_use_id") or ""), "\n".join(inner.texts)))
         else:
             # unknown parts still cost tokens: keep their JSON text
             problems.append(f"content part of type {kind!r} read as its JSON text")
-            texts.append(json.dumps(part, default=str, ensure_ascii=False))
-    return "\n".join(texts), tuple(images)
+            out.texts.append(json.dumps(part, default=str, ensure_ascii=False))
+    return out
+
+
+def _as_mapping(raw: Any) -> Any:
+    """Provider SDK objects (pydantic models) as their dicts; anything else unchanged."""
+    dump = getattr(raw, "model_dump", None)
+    if callable(dump) and not isinstance(raw, Mapping):
+        try:
+            return dump(exclude_none=True)
+        except TypeError:
+            return dump()
+    return raw
+
+
+def split_message(raw: Any) -> list[Any]:
+    """An Anthropic user message carrying several ``tool_result`` blocks becomes one message
+    per result (then its other blocks), so each result can join the call it answers."""
+    m = _as_mapping(raw)
+    content = m.get("content") if isinstance(m, Mapping) else None
+    if not isinstance(content, list):
+        return [raw]
+    results = [p for p in content if isinstance(p, Mapping) and p.get("type") == "tool_result"]
+    if len(results) < 2:
+        return [raw]
+    rest = [p for p in content if not (isinstance(p, Mapping) and p.get("type") == "tool_result")]
+    out: list[Any] = [{"role": m.get("role", "user"), "content": [r]} for r in results]
+    return out + ([{**m, "content": rest}] if rest else [])
 
 
 def _tool_call(raw: Any, problems: list[str]) -> ToolCall:
@@ -130,6 +174,7 @@ def coerce_message(raw: Any) -> Message:
     problems: list[str] = []
     if isinstance(raw, str):
         return Message(role="user", text=raw)
+    raw = _as_mapping(raw)
     if not isinstance(raw, Mapping):
         problems.append(f"message of type {type(raw).__name__} read as user text")
         return Message(role="user", text=json.dumps(raw, default=str), problems=tuple(problems))
@@ -137,9 +182,17 @@ def coerce_message(raw: Any) -> Message:
     if role not in ROLES:
         problems.append(f"role {role!r} is not one of {sorted(ROLES)}; read as user text")
         role = "user"
-    text, images = _text_and_images(raw.get("content"), problems)
-    calls = tuple(_tool_call(c, problems) for c in (raw.get("tool_calls") or ()))
+    parts = _parts(raw.get("content"), problems)
+    calls = tuple(_tool_call(c, problems) for c in [*(raw.get("tool_calls") or ()), *parts.calls])
     call_id = raw.get("tool_call_id")
+    if parts.results and len(parts.results) == 1 and not parts.texts and role == "user":
+        # an Anthropic tool result: a user turn holding one tool_result block
+        role, (call_id, result_text) = "tool", parts.results[0]
+        parts.texts.append(result_text)
+    elif parts.results:
+        problems.append(f"{len(parts.results)} tool results inside one {role} message read as text")
+        parts.texts += [f"[tool result for call {cid or '(no call id)'}]\n{t}" for cid, t in parts.results]
+    text, images = "\n".join(parts.texts), tuple(parts.images)
     if role == "tool" and not call_id:
         problems.append("tool result without a tool_call_id")
     return Message(

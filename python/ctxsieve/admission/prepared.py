@@ -28,7 +28,7 @@ from ctxsieve.admission.context import (
     message_fragment,
     rank_evidence,
 )
-from ctxsieve.admission.messages import Message, Record, expand_history, group_records
+from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
 
 
 def _prefix(costs: Sequence[int]) -> list[int]:
@@ -94,7 +94,7 @@ def prepare(
     mem_costs, mem_texts = acc.fragments([e.owner for e in mem], [e.id for e in mem], lambda i: memory_fragment(mem[i]))
 
     # history: whole records, audience per record, cost per message fragment
-    history = expand_history(history)
+    history = [part for h in expand_history(history) for part in split_message(h)]
     hist_costs = acc.messages(history)
     msgs: list[Message] = [c.message for c in hist_costs]
     for i, m in enumerate(msgs):

@@ -28,7 +28,7 @@ from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
 from ctxsieve.admission.errors import ContextBudgetError, SnapshotError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
-from ctxsieve.admission.messages import parse_audience
+from ctxsieve.admission.messages import parse_audience, split_message
 from ctxsieve.admission.prepared import prepare
 from ctxsieve.admission.reports import RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
@@ -105,12 +105,13 @@ class Turn:
     # -- the loop adds messages ---------------------------------------------------------------
 
     def add(self, message: Any) -> None:
-        """Add an assistant or tool message produced by this turn's loop (costed once)."""
-        (cost,) = self.session.accountant.messages([message])
-        self._ongoing.append(cost.message)
-        self._ongoing_text += MESSAGE_FRAMING_TOKENS + cost.text_tokens
-        self._ongoing_images += cost.images
-        self._notes += [f"turn message {len(self._ongoing) - 1}: {p}" for p in cost.message.problems]
+        """Add an assistant or tool message produced by this turn's loop (costed once). OpenAI
+        and Anthropic dicts and SDK objects are accepted."""
+        for cost in self.session.accountant.messages(split_message(message)):
+            self._ongoing.append(cost.message)
+            self._ongoing_text += MESSAGE_FRAMING_TOKENS + cost.text_tokens
+            self._ongoing_images += cost.images
+            self._notes += [f"turn message {len(self._ongoing) - 1}: {p}" for p in cost.message.problems]
 
     def add_tool_result(self, call_id: str, content: str, name: str | None = None) -> None:
         self.add({"role": "tool", "tool_call_id": call_id, "content": content, **({"name": name} if name else {})})
