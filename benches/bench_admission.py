@@ -192,7 +192,15 @@ def test_side_by_side_ratio_and_flat_cost(session_and_history: Any) -> None:
     long_session, long = Session(), conversation(N_TURNS * 4)
     started_turn(long_session, long)
     ours_long = median_time(admit_after_tool_result, setup=lambda: started_turn(long_session, long), rounds=40)
+
+    def cold() -> Any:  # a fresh session: every message estimated and rendered once
+        return started_turn(Session(), history)
+
+    ours_cold = median_time(cold, rounds=5)
+    warm_start = median_time(lambda: started_turn(session, history), rounds=10)
     print(
+        f"\ncold (fresh session, turn start + first call): {ours_cold * 1e3:.1f} ms; "
+        f"warm turn start + first call: {warm_start * 1e3:.1f} ms"
         f"\nadmit after a new tool result, 2,000 messages: {ours * 1e3:.3f} ms; "
         f"trim_messages: {theirs * 1e3:.2f} ms; ratio {theirs / ours:.0f}x\n"
         f"admit at 500 / 2,000 / 8,000 messages: {ours_short * 1e3:.3f} / {ours * 1e3:.3f} / {ours_long * 1e3:.3f} ms"
