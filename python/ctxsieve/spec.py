@@ -208,7 +208,19 @@ def format_errors(exc: ValidationError) -> list[str]:
 
 
 def parse_policy(document: Any) -> PolicyDocument:
-    """Validate a parsed YAML document; ``ConfigError`` lists every problem with its path."""
+    """Validate a parsed YAML document; ``ConfigError`` lists every problem with its path.
+
+    >>> head = {"apiVersion": "ctxsieve/v1", "kind": "ContextPolicy"}
+    >>> static = {"name": "s", "type": "static", "text": "Hi"}
+    >>> parse_policy({**head, "spec": {"budget": 100, "sources": [static]}}).spec.budget
+    100
+    >>> parse_policy({**head, "spec": {"budget": "lots", "sources": [{"name": "s", "type": "okf", "path": 3}]}})
+    Traceback (most recent call last):
+    ...
+    ctxsieve.errors.ConfigError: invalid ContextPolicy:
+      spec.budget: must be an integer
+      spec.sources[0].path: must be a string
+    """
     try:
         return PolicyDocument.model_validate(document)
     except ValidationError as exc:
