@@ -315,6 +315,18 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         (3, 0, "primary"),
     ]
     assert all(c["snapshot_id"] for c in summary["calls"])
+    assert summary["calls"][0]["usage"] is None  # the failed primary attempt has no usage
+    assert (
+        summary["calls"][1]["usage"]["input_tokens"] == 19_000 and summary["calls"][1]["usage"]["source"] == "provider"
+    )
+    assert summary["calls"][3]["usage"]["source"] == "estimate"
+    assert [c["estimated_input_tokens"] for c in summary["calls"]] == [
+        r0.estimated_input_tokens,
+        r0b.estimated_input_tokens,
+        r1.estimated_input_tokens,
+        r2.estimated_input_tokens,
+        r3.estimated_input_tokens,
+    ]
     assert [e["id"] for e in summary["lineage"]] == got and all(e["first_call"] == 0 for e in summary["lineage"])
     expected_input = 19_000 + 20_100 + r2.estimated_input_tokens + 30_000
     assert summary["usage"] == {

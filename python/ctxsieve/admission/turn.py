@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import uuid
 from bisect import bisect_right
@@ -355,7 +356,14 @@ class Turn:
             "turn_id": self.turn_id,
             "usage": vars(self.usage).copy(),
             "calls": [
-                {"call_index": c.call_index, "attempt": c.attempt, "model": c.model, "snapshot_id": c.snapshot_id}
+                {
+                    "call_index": c.call_index,
+                    "attempt": c.attempt,
+                    "model": c.model,
+                    "snapshot_id": c.snapshot_id,
+                    "estimated_input_tokens": c.estimated_input_tokens,
+                    "usage": dataclasses.asdict(c.usage) if c.usage else None,
+                }
                 for c in self.calls
             ],
             "lineage": [vars(e).copy() for e in self._lineage.values()],
