@@ -87,3 +87,30 @@ def test_configuration_names_are_checked():
         parse_configs(["greedy/cache"])
     with pytest.raises(ConfigError, match="eval layout"):
         parse_configs(["density/sideways"])
+
+
+def test_transcript_sessions_keep_what_each_turn_was_shown(assets):
+    session = next(s for s in assets.sessions if len(s.turns) >= 10)
+    records = run_session(EvalConfig("scored_knapsack", "cache"), 16000, session, assets, history_mode="transcript")
+    # turn 2's history: turn 1's context message, then its question, then its answer
+    history = [m for m in records[1].messages if m["role"] != "system"][:3]
+    assert [m["role"] for m in history] == ["user", "user", "assistant"]
+    assert history[0]["content"] == records[0].messages[-2]["content"]
+    assert history[0]["content"].startswith("<context ")
+    assert history[1]["content"] == session.turns[0].question
+
+
+def test_transcript_sessions_reach_the_cache_target_when_the_history_is_never_cut(assets):
+    # the condition under which the 0.8 target holds (docs/eval.md): append-only conversation,
+    # a budget that never cuts it; the seed layout, which rewrites its system message, does not
+    rows = {
+        r.config: r
+        for r in summarize(run(assets, parse_configs(["scored_knapsack"]), [16000], history_mode="transcript"))
+    }
+    assert rows["scored_knapsack/cache"].cache_share_10 >= 0.8
+    assert rows["scored_knapsack/seed"].cache_share_10 < 0.2
+
+
+def test_unknown_history_mode_is_refused(assets):
+    with pytest.raises(ConfigError, match="history mode"):
+        run_session(EvalConfig("density", "seed"), 750, assets.sessions[0], assets, history_mode="full")

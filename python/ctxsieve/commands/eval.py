@@ -37,6 +37,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--out", type=Path, default=Path("ctxsieve-eval"), help="output directory (default ./ctxsieve-eval)")
     p.add_argument("--level", type=int, choices=(1, 2), default=1, help="2 adds model answers and a judge")
     p.add_argument("--retriever", choices=("bm25", "embed", "hybrid"), default="bm25", help="candidate retrieval")
+    p.add_argument(
+        "--history",
+        choices=("plain", "transcript"),
+        default="plain",
+        help="transcript: earlier turns keep the context they were shown, as agent tool results do",
+    )
     p.add_argument("--configs", default=None, help="policy[/layout] list, comma-separated (default: all)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for rescoring and level 2")
     p.add_argument("--model", default=None, help="model name at --base-url")
@@ -81,13 +87,21 @@ def run(args: argparse.Namespace) -> int:
     )
     with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
         task = bar.add_task("building windows", total=total)
-        records = runner.run(assets, configs, args.budgets, scorer=scorer, progress=lambda n: bar.advance(task, n))
+        records = runner.run(
+            assets,
+            configs,
+            args.budgets,
+            scorer=scorer,
+            progress=lambda n: bar.advance(task, n),
+            history_mode=args.history,
+        )
     rows = summary.summarize(records)
     targets = summary.check_targets(rows)
     env = runner.environment()
     env.update(
         corpus=str(args.corpus) if args.corpus else f"shipped ({default_corpus_dir().name})",
         retriever=args.retriever,
+        history=args.history,
         documents=len(corpus.documents),
         questions=len(corpus.questions),
         sessions=len(assets.sessions),

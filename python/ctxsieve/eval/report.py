@@ -76,7 +76,8 @@ def markdown_report(rows: Sequence[Row], targets: Sequence[str], env: Mapping[st
         "# ctxsieve eval",
         "",
         f"`{command}`, {env.get('date', '')}, kernels: {env.get('backend', '')}, "
-        f"corpus: {env.get('corpus', '')}, retriever: {env.get('retriever', '')}.",
+        f"corpus: {env.get('corpus', '')}, retriever: {env.get('retriever', '')}, "
+        f"history: {env.get('history', 'plain')}.",
         "",
         markdown_table(rows),
         "",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxsieve import kernels
+from ctxsieve.errors import ConfigError
 from ctxsieve.eval import metrics
 from ctxsieve.eval.configs import EvalConfig, make_engine
 from ctxsieve.eval.corpus import Corpus
@@ -22,6 +23,7 @@ from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
 from ctxsieve.eval.retrieve import build_retriever, chunk_corpus
 from ctxsieve.eval.sessions import Session, sessions
 from ctxsieve.sources import OKFBundle
+from ctxsieve.stages.render import render
 from ctxsieve.types import Window
 
 Progress = Callable[[int], None]
@@ -137,16 +139,35 @@ def record(
     )
 
 
+HISTORY_MODES = ("plain", "transcript")
+
+
+def shown_context(window: Window) -> str:
+    """The knowledge the call showed besides the stable block: the cache layout's transient
+    context message (the same text in either layout), kept by transcript-mode sessions."""
+    return render(window.items, window.query, "cache").context
+
+
 def run_session(
-    config: EvalConfig, budget: int, session: Session, assets: EvalAssets, scorer: Any = None
+    config: EvalConfig,
+    budget: int,
+    session: Session,
+    assets: EvalAssets,
+    scorer: Any = None,
+    history_mode: str = "plain",
 ) -> list[CallRecord]:
+    if history_mode not in HISTORY_MODES:
+        raise ConfigError(f"history mode: must be plain or transcript, got {history_mode!r}")
     history: list[dict[str, Any]] = []
     engine = make_engine(config, assets.retriever, assets.bundle, lambda: history, budget, scorer)
     out: list[CallRecord] = []
     previous: str | None = None
+    contexts: dict[str, str] = {}
     for turn, q in enumerate(session.turns, start=1):
-        history[:] = session.history(turn)
+        history[:] = session.history(turn, contexts=contexts)
         window = engine.build_sync(q.question)
+        if history_mode == "transcript":
+            contexts[q.id] = shown_context(window)
         rec = record(config, budget, session, turn, window, previous, assets)
         previous = rec.prompt
         out.append(rec)
@@ -164,13 +185,14 @@ def run(
     *,
     scorer: Any = None,
     progress: Progress | None = None,
+    history_mode: str = "plain",
 ) -> list[CallRecord]:
     """Every configuration x budget x session; ``progress(n)`` is told of each finished session."""
     records: list[CallRecord] = []
     for config in configs:
         for budget in budgets:
             for session in assets.sessions:
-                records += run_session(config, budget, session, assets, scorer)
+                records += run_session(config, budget, session, assets, scorer, history_mode)
                 if progress is not None:
                     progress(len(session.turns))
     return records

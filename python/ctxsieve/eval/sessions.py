@@ -5,6 +5,10 @@ as a user message and that question's reference answer as the assistant's reply,
 history, and with it the prompt's cached prefix, grows exactly as in a real conversation. Level
 2 may substitute the model's own answers (``answers``) for the references.
 
+In ``transcript`` mode (``contexts``), each earlier turn also keeps the context message it was
+shown, just before its question, as an agent loop keeps its tool results: the conversation is
+then append-only, and so is the prompt, until the budget forces a cut.
+
 >>> from ctxsieve.eval.corpus import load_corpus
 >>> s = sessions(load_corpus())
 >>> len(s[0].turns), len(s[0].history(3))
@@ -27,11 +31,17 @@ class Session:
     id: str
     turns: tuple[Question, ...]
 
-    def history(self, turn: int, answers: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-        """The chat messages before 1-based ``turn``."""
+    def history(
+        self, turn: int, answers: Mapping[str, str] | None = None, contexts: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The chat messages before 1-based ``turn``; ``contexts`` maps a question id to the
+        context message its call was shown (transcript mode)."""
         messages: list[dict[str, Any]] = []
         for q in self.turns[: turn - 1]:
             reply = (answers or {}).get(q.id) or q.answer or NO_ANSWER
+            shown = (contexts or {}).get(q.id)
+            if shown:
+                messages.append({"role": "user", "content": shown})
             messages.append({"role": "user", "content": q.question})
             messages.append({"role": "assistant", "content": reply})
         return messages
