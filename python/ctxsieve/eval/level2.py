@@ -97,7 +97,9 @@ class ChatClient:
 
 
 def parse_grade(text: str) -> float | None:
-    """>>> parse_grade("Partial: it misses the fee.")
+    """The judge's grade as a number, or None when its reply names none.
+
+    >>> parse_grade("Partial: it misses the fee.")
     0.5
     """
     m = _GRADE.search(text)
