@@ -128,7 +128,7 @@ def test_dedupe_peer(benchmark: Any) -> None:
     from astromesh_context.dedupe import dedupe as peer_dedupe
 
     items = peer_items(1000)
-    kept, dropped = peer_dedupe(items)
+    _kept, dropped = peer_dedupe(items)
     assert 100 < len(dropped) < 300
     benchmark.group = "dedupe-1000"
     benchmark.pedantic(peer_dedupe, (items,), rounds=2, iterations=1)

@@ -18,10 +18,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benches.bench_kernels import dedupe_args, fill_args, order_args, peer_items  # noqa: E402
-from benches.workload import candidates  # noqa: E402
-from ctxsieve import _native  # noqa: E402
-from ctxsieve.kernels import reference  # noqa: E402
+from benches.bench_kernels import dedupe_args, fill_args, order_args, peer_items
+from benches.workload import candidates
+from ctxsieve import _native
+from ctxsieve.kernels import reference
 
 # --check floors: far below the measured ratios (see README) so noise cannot flip them
 FLOORS = {"estimate": 2.0, "dedupe": 10.0, "fill": 2.0, "order": 2.0}
@@ -74,7 +74,7 @@ def main() -> int:
                 from astromesh_context.dedupe import dedupe as peer_dedupe
 
                 items = peer_items(n)
-                peer = median_seconds(lambda: peer_dedupe(items), 2)
+                peer = median_seconds(lambda items=items: peer_dedupe(items), 2)
             extra = f"{c.total_bytes / native / 1e6:,.0f} MB/s" if name == "estimate" else ""
             rows.append((name, n, native, ref, peer, extra))
             if args.check and ref / native < FLOORS[name]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 SYLLABLES = "ka lo mi re tu va ne si po da ri fe gu ho ja xe zu qui bra stel mon per tal vin dor".split()
 EXTRA = ["niño", "über", "façade", "東京", "データ", "😀", "naïve", "Straße", "E-4217", "v2.3"]
@@ -27,14 +27,14 @@ class Candidates:
         return sum(len(t.encode("utf-8")) for t in self.texts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def vocabulary(size: int = 3000, seed: int = 7) -> tuple[str, ...]:
     rnd = random.Random(seed)
     words = {"".join(rnd.choice(SYLLABLES) for _ in range(rnd.randint(1, 4))) for _ in range(size * 2)}
     return tuple(sorted(words))[:size] + tuple(EXTRA)
 
 
-@lru_cache(maxsize=None)
+@cache
 def candidates(n: int, words_per_text: int = 150, near_dup_share: float = 0.2, seed: int = 42) -> Candidates:
     rnd = random.Random(seed)
     vocab = vocabulary()

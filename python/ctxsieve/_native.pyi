@@ -5,15 +5,15 @@ from typing import Final, final
 
 __all__ = [
     "UNICODE_VERSION",
-    "estimate_tokens",
-    "words",
-    "shingle_hashes",
+    "Bm25Index",
+    "cache_order",
     "content_hash",
     "dedupe",
+    "estimate_tokens",
     "fill_budget",
-    "cache_order",
     "grep_lines",
-    "Bm25Index",
+    "shingle_hashes",
+    "words",
 ]
 
 UNICODE_VERSION: Final[str]
@@ -48,6 +48,7 @@ def cache_order(
     ids: list[str],
 ) -> list[int]: ...
 def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]: ...
+
 @final
 class Bm25Index:
     def __new__(cls, docs: list[str], k1: float = 1.2, b: float = 0.75) -> Bm25Index: ...
