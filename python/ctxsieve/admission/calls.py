@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ctxsieve.admission.errors import SnapshotError
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage
 from ctxsieve.admission.request import Request
@@ -41,3 +43,28 @@ class LineageEntry:
     id: str
     source: str
     first_call: int
+
+
+def persist_snapshot(
+    store: Any, turn_id: str, call_index: int, request: Request, last: tuple[str, str] | None
+) -> tuple[str | None, tuple[str, str] | None]:
+    """Persist a changed prompt before its call; an unchanged one reuses its snapshot.
+
+    Returns (snapshot id, (payload, id) to compare the next call with). Raises
+    ``SnapshotError`` when the store fails: the call must then not happen.
+    """
+    if store is None:
+        return None, last
+    payload = request.payload()
+    if last is not None and last[0] == payload:
+        return last[1], last
+    try:
+        snapshot_id = store.save_snapshot(turn_id, call_index, payload)
+    except Exception as exc:
+        raise SnapshotError(
+            f"could not persist the prompt of turn {turn_id} call {call_index} "
+            f"({type(exc).__name__}: {exc}); the model call must not happen"
+        ) from exc
+    if not isinstance(snapshot_id, str) or not snapshot_id:
+        raise SnapshotError(f"snapshot store returned {snapshot_id!r} instead of a snapshot id")
+    return snapshot_id, (payload, snapshot_id)

@@ -7,6 +7,7 @@ session's ``Accountant``). The prefix sums built here let each later call select
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -28,6 +29,7 @@ from ctxsieve.admission.context import (
     message_fragment,
     rank_evidence,
 )
+from ctxsieve.admission.limits import Limits
 from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
 
 
@@ -58,6 +60,28 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     record_text: list[str] = field(default_factory=list)
     memory_text: list[str] = field(default_factory=list)
+
+    def roster(self, budget: int, at_most: int | None) -> tuple[int, int]:
+        """How many whole roster entries fit ``budget`` (heading included), never more than
+        ``at_most`` (what an earlier call of the turn kept); returns (entries, tokens)."""
+        n = 0
+        if self.skill_lines and budget - self.skills_heading_tokens > 0:
+            n = bisect_right(self.skill_prefix, budget - self.skills_heading_tokens) - 1
+        if at_most is not None:
+            n = min(n, at_most)
+        return n, (self.skill_prefix[n] + self.skills_heading_tokens if n else 0)
+
+    def required(self, limits: Limits, with_tools: bool, loop_text: int, loop_images: int) -> dict[str, int]:
+        """Required sections but the roster: ``loop_*`` are the turn's own messages' costs."""
+        cur = self.current
+        return {
+            "system": self.system_tokens,
+            "skills": 0,
+            "tools": self.tools_tokens if with_tools else 0,
+            "messages": MESSAGE_FRAMING_TOKENS + cur.text_tokens + loop_text + self.preamble_tokens,
+            "images": (cur.images + loop_images) * limits.image_tokens,
+            "overhead": limits.protocol_overhead,
+        }
 
     def omitted_turns(self, start: int) -> int:
         """How many distinct user turns have records before ``start`` (all omitted or part)."""

@@ -15,7 +15,13 @@ from typing import Any
 from ctxsieve.admission.accounting import Accountant, Estimator
 from ctxsieve.admission.context import SystemPrompt
 from ctxsieve.admission.events import EventCallback, Events
-from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup
+from ctxsieve.admission.limits import (
+    InputLimit,
+    Limits,
+    WindowLookup,
+    resolve_input_limit,
+    resolve_input_limit_async,
+)
 from ctxsieve.admission.reports import UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.turn import Turn
@@ -88,6 +94,23 @@ class Session:
         )
 
     # window metadata: successful lookups are reused across turns; failures are retried per turn
+    # (``turn_cache`` is the turn's own map, so one turn never waits twice for one model)
+    def input_limit(self, model: str | None, turn_cache: dict[str, InputLimit]) -> InputLimit:
+        key = model or ""
+        if key not in turn_cache:
+            got = self.cached_window(model) or resolve_input_limit(self.limits, model, self.window_lookup)
+            turn_cache[key] = got
+            self.remember_window(model, got)
+        return turn_cache[key]
+
+    async def input_limit_async(self, model: str | None, turn_cache: dict[str, InputLimit]) -> InputLimit:
+        key = model or ""
+        if key not in turn_cache:
+            got = self.cached_window(model) or await resolve_input_limit_async(self.limits, model, self.window_lookup)
+            turn_cache[key] = got
+            self.remember_window(model, got)
+        return turn_cache[key]
+
     def cached_window(self, model: str | None) -> InputLimit | None:
         hit = self._windows.get(model or "")
         return replace(hit, lookup="cached") if hit is not None else None

@@ -18,17 +18,16 @@ import contextlib
 import dataclasses
 import re
 import uuid
-from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS
 from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_event, render_context
-from ctxsieve.admission.calls import Admission, CallRecord, LineageEntry
+from ctxsieve.admission.calls import Admission, CallRecord, LineageEntry, persist_snapshot
 from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
-from ctxsieve.admission.errors import ContextBudgetError, SnapshotError, TurnStateError
+from ctxsieve.admission.errors import ContextBudgetError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP
-from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
+from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.messages import parse_audience, split_message
 from ctxsieve.admission.prepared import prepare
 from ctxsieve.admission.reports import RequestUsage, UsageTotals
@@ -128,24 +127,24 @@ class Turn:
         with self._rollback():
             self._begin_call()
             m = model or self.model
-            return self._admit(m, tools, self._limit_for(m))
+            return self._admit(m, tools, self.session.input_limit(m, self._limits))
 
     async def admit_async(self, model: str | None = None, *, tools: bool = True) -> Admission:
         with self._rollback():
             self._begin_call()
             m = model or self.model
-            return self._admit(m, tools, await self._limit_for_async(m))
+            return self._admit(m, tools, await self.session.input_limit_async(m, self._limits))
 
     def fallback(self, model: str) -> Admission:
         """Re-admit the pending call for a fallback model: a smaller window shrinks optional context."""
         with self._rollback():
             tools = self._begin_fallback()
-            return self._admit(model, tools, self._limit_for(model))
+            return self._admit(model, tools, self.session.input_limit(model, self._limits))
 
     async def fallback_async(self, model: str) -> Admission:
         with self._rollback():
             tools = self._begin_fallback()
-            return self._admit(model, tools, await self._limit_for_async(model))
+            return self._admit(model, tools, await self.session.input_limit_async(model, self._limits))
 
     @contextlib.contextmanager
     def _rollback(self) -> Iterator[None]:
@@ -172,46 +171,14 @@ class Turn:
         self._attempt += 1
         return bool(self._pending.request.tools)
 
-    def _limit_for(self, model: str | None) -> InputLimit:
-        key = model or ""
-        if key not in self._limits:
-            cached = self.session.cached_window(model)
-            self._limits[key] = cached or resolve_input_limit(self.session.limits, model, self.session.window_lookup)
-            self.session.remember_window(model, self._limits[key])
-        return self._limits[key]
-
-    async def _limit_for_async(self, model: str | None) -> InputLimit:
-        key = model or ""
-        if key not in self._limits:
-            s = self.session
-            cached = s.cached_window(model)
-            self._limits[key] = cached or await resolve_input_limit_async(s.limits, model, s.window_lookup)
-            s.remember_window(model, self._limits[key])
-        return self._limits[key]
-
     def _roster(self, budget: int) -> tuple[int, int]:
-        """How many whole roster entries fit ``budget`` (heading included), never more than an
-        earlier call of the turn kept; returns (entries, tokens)."""
-        p = self.prepared
-        n = 0
-        if p.skill_lines and budget - p.skills_heading_tokens > 0:
-            n = bisect_right(p.skill_prefix, budget - p.skills_heading_tokens) - 1
-        if self._skills_max is not None:
-            n = min(n, self._skills_max)
-        return n, (p.skill_prefix[n] + p.skills_heading_tokens if n else 0)
+        return self.prepared.roster(budget, self._skills_max)
 
     def _required(self, limit: InputLimit, with_tools: bool) -> tuple[dict[str, int], int]:
-        p, lim = self.prepared, self.session.limits
+        lim = self.session.limits
         n_skills, skills = self._roster(limit.skills_cap(lim.skills_fraction))
-        cur = p.current
-        required = {
-            "system": p.system_tokens,
-            "skills": skills,
-            "tools": p.tools_tokens if with_tools else 0,
-            "messages": MESSAGE_FRAMING_TOKENS + cur.text_tokens + self._ongoing_text + p.preamble_tokens,
-            "images": (cur.images + self._ongoing_images) * lim.image_tokens,
-            "overhead": lim.protocol_overhead,
-        }
+        required = self.prepared.required(lim, with_tools, self._ongoing_text, self._ongoing_images)
+        required["skills"] = skills
         return required, n_skills
 
     def _select(
@@ -268,7 +235,10 @@ class Turn:
             messages=tuple(self._ongoing),
             tools=p.tools if with_tools else (),
         )
-        snapshot_id = self._snapshot(request)  # raises SnapshotError: nothing below happens
+        # raises SnapshotError when the write fails: nothing below happens, the call does not
+        snapshot_id, self._last_snapshot = persist_snapshot(
+            self.session.snapshot_store, self.turn_id, self._call_index, request, self._last_snapshot
+        )
         # commit: the call will happen with exactly this content
         self._memory_max, self._history_min = sel.memory_kept, sel.history_start
         self._skills_max = n_skills
@@ -293,26 +263,6 @@ class Turn:
         if self._context_cache is None or self._context_cache[0] != key:
             self._context_cache = (key, render_context(self.prepared, sel))
         return self._context_cache[1]
-
-    def _snapshot(self, request: Request) -> str | None:
-        """Persist a changed prompt before its call; an unchanged one reuses its snapshot."""
-        store = self.session.snapshot_store
-        if store is None:
-            return None
-        payload = request.payload()
-        if self._last_snapshot is not None and self._last_snapshot[0] == payload:
-            return self._last_snapshot[1]
-        try:
-            snapshot_id = store.save_snapshot(self.turn_id, self._call_index, payload)
-        except Exception as exc:
-            raise SnapshotError(
-                f"could not persist the prompt of turn {self.turn_id} call {self._call_index} "
-                f"({type(exc).__name__}: {exc}); the model call must not happen"
-            ) from exc
-        if not isinstance(snapshot_id, str) or not snapshot_id:
-            raise SnapshotError(f"snapshot store returned {snapshot_id!r} instead of a snapshot id")
-        self._last_snapshot = (payload, snapshot_id)
-        return snapshot_id
 
     # -- after the call -----------------------------------------------------------------------
 
