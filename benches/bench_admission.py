@@ -80,14 +80,18 @@ def admit_after_tool_result(turn: Turn) -> Any:
     return turn.admit()
 
 
-def median_time(fn: Callable[[], Any], setup: Callable[[], Any] | None = None, rounds: int = 30) -> float:
+def median_time(
+    fn: Callable[[], Any], setup: Callable[[], Any] | None = None, rounds: int = 30, stat: Any = statistics.median
+) -> float:
+    """``stat`` (median by default; min for the flatness check, the least noise-prone) of
+    ``rounds`` timings of ``fn``, each after an untimed ``setup``."""
     times = []
     for _ in range(rounds):
         arg = setup() if setup else None
         t = time.perf_counter()
         fn(arg) if setup else fn()  # type: ignore[call-arg]
         times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return float(stat(times))
 
 
 @pytest.fixture(scope="module")
@@ -189,9 +193,16 @@ def test_side_by_side_ratio_and_flat_cost(session_and_history: Any) -> None:
     short_session, short = Session(), conversation(N_TURNS // 4)
     started_turn(short_session, short)
     ours_short = median_time(admit_after_tool_result, setup=lambda: started_turn(short_session, short), rounds=40)
+    best = median_time(admit_after_tool_result, setup=lambda: started_turn(session, history), rounds=40, stat=min)
+    best_short = median_time(
+        admit_after_tool_result, setup=lambda: started_turn(short_session, short), rounds=40, stat=min
+    )
     long_session, long = Session(), conversation(N_TURNS * 4)
     started_turn(long_session, long)
     ours_long = median_time(admit_after_tool_result, setup=lambda: started_turn(long_session, long), rounds=40)
+    best_long = median_time(
+        admit_after_tool_result, setup=lambda: started_turn(long_session, long), rounds=40, stat=min
+    )
 
     def cold() -> Any:  # a fresh session: every message estimated and rendered once
         return started_turn(Session(), history)
@@ -206,4 +217,5 @@ def test_side_by_side_ratio_and_flat_cost(session_and_history: Any) -> None:
         f"admit at 500 / 2,000 / 8,000 messages: {ours_short * 1e3:.3f} / {ours * 1e3:.3f} / {ours_long * 1e3:.3f} ms"
     )
     assert ours < 2e-3, f"admission took {ours * 1e3:.2f} ms (target: under 2 ms)"
-    assert ours_long < 3 * max(ours_short, 1e-4), "admission time grows with the conversation's length"
+    # flat in the conversation's length: 16x more messages, well under 2x the time (best of 40)
+    assert best_long < 2 * max(best_short, best), (best_short, best, best_long)
