@@ -36,3 +36,18 @@ def test_session_and_memory(store: Any) -> None:
     assert mem.search("alice answers")[0].id == a.id
     assert mem.memory_remove(a.id) == f"removed {a.id}"
     assert mem.search("alice answers") == []
+
+
+def test_sqlite_and_redis_rank_alike(store: Any, target: Any, tmp_path: Any) -> None:
+    if target.backend != "redis":
+        return  # the comparison needs Redis; SQLite alone is covered by the shared suite
+    from ctxsieve.stores import Record, open_store
+
+    sqlite = open_store(tmp_path / "cmp.db")
+    docs = [Record(f"d{i}", f"refund {'policy ' * (i % 4)}team plan {i} days {'late ' * (i % 2)}") for i in range(40)]
+    for s in (store, sqlite):
+        s.put_records("memory", docs)
+    for q in ("refund policy", "late team", "days 17"):
+        a = [(h.record.id, round(h.score, 9)) for h in store.search_records("memory", q, 10)]
+        b = [(h.record.id, round(h.score, 9)) for h in sqlite.search_records("memory", q, 10)]
+        assert a == b, q

@@ -187,3 +187,19 @@ def test_batch_write_is_all_or_nothing(store: Any) -> None:
     with pytest.raises(ValueError):
         store.put_records("memory", [_mem("ok1", "fine"), _mem("bad id!", "never")])
     assert store.get_record("memory", "ok1") is None
+
+
+def test_index_statistics_survive_churn(store: Any) -> None:
+    # "memory" sees inserts, replacements and deletions; "history" gets only the final records.
+    # Ranking statistics (record count, lengths, document frequencies) must end up identical.
+    final = [_mem(f"r{i}", f"alpha {'beta ' * (i % 3)}gamma {i}", scope=f"s{i % 2}") for i in range(12)]
+    store.put_records("memory", [_mem(f"r{i}", f"stale words alpha {i} " * 3) for i in range(12)])
+    store.put_records("memory", [_mem(f"x{i}", "alpha beta doomed") for i in range(5)])
+    store.put_records("memory", final)
+    for i in range(5):
+        assert store.delete_record("memory", f"x{i}")
+    store.put_records("history", final)
+    for q in ("alpha", "beta gamma", "stale doomed", "gamma 7"):
+        churned = [(h.record.id, round(h.score, 9)) for h in store.search_records("memory", q, 20)]
+        fresh = [(h.record.id, round(h.score, 9)) for h in store.search_records("history", q, 20)]
+        assert churned == fresh, q

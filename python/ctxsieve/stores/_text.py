@@ -16,6 +16,10 @@ CHUNK_CHARS = 1 << 20
 # tail of a pasted paragraph adds noise, not recall.
 MAX_QUERY_TERMS = 32
 
+# How many postings one search may score. Measured on SQLite at about 0.4 µs a posting, so
+# 15k keeps a search near 6 ms whatever the query; Redis reads the same postings over the wire.
+POSTING_BUDGET = 15_000
+
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
@@ -79,6 +83,29 @@ def query_terms(query: str) -> list[str]:
     ['refund', 'policy']
     """
     return list(dict.fromkeys(kernels.words(query)))[:MAX_QUERY_TERMS]
+
+
+def prune_terms(dfs: Iterable[tuple[str, int]], budget: int) -> list[tuple[str, int]]:
+    """The ``(term, df)`` pairs to score: rarest first, while their postings fit ``budget``
+    (the rarest is always kept). Terms with no postings are dropped.
+
+    A term left out is one found in so many records that its BM25 weight is small and its
+    postings would dominate the cost; like stopword removal, it changes rankings only among
+    records that match nothing rarer.
+
+    >>> prune_terms([("the", 90_000), ("refund", 40), ("policy", 900), ("zzz", 0)], 10_000)
+    [('refund', 40), ('policy', 900)]
+    >>> prune_terms([("the", 90_000)], 10_000)
+    [('the', 90000)]
+    """
+    out: list[tuple[str, int]] = []
+    spent = 0
+    for term, df in sorted(((t, int(d)) for t, d in dfs if d and int(d) > 0), key=lambda td: (td[1], td[0])):
+        if out and spent + df > budget:
+            break
+        out.append((term, df))
+        spent += df
+    return out
 
 
 def indexed_text(record: Record) -> str:

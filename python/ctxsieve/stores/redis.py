@@ -1,7 +1,8 @@
 """Redis backend (redis-py) for many agent processes sharing one server.
 
 Debian's Redis has no RediSearch module, so search keeps its own inverted index in plain Redis
-structures and ranks with Okapi BM25 (the kernels' formula, k1=1.2, b=0.75) in Python:
+structures and ranks with Okapi BM25 (the kernels' formula, k1=1.2, b=0.75) in Python, over
+the same words and with the same term pruning as the SQLite store, so both rank alike:
 
     {ns}:rec:{collection}:{id}        hash: the record, plus its term counts (for removal)
     {ns}:ix:{collection}:t:{term}     hash: record id -> term frequency
@@ -29,7 +30,16 @@ from typing import Any, TypeVar
 
 from ctxsieve import kernels
 from ctxsieve.errors import MissingExtraError
-from ctxsieve.stores._text import check_limit, count_lines, indexed_text, query_terms, tags_from_json, tags_to_json
+from ctxsieve.stores._text import (
+    POSTING_BUDGET,
+    check_limit,
+    count_lines,
+    indexed_text,
+    prune_terms,
+    query_terms,
+    tags_from_json,
+    tags_to_json,
+)
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
 from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
 
@@ -259,11 +269,16 @@ class RedisStore:
         pipe = self.r.pipeline(transaction=False)
         pipe.hmget(f"{ix}:stats", "n", "total")
         for t in terms:
-            pipe.hgetall(f"{ix}:t:{t}")
-        stats, *postings = pipe.execute()
+            pipe.hlen(f"{ix}:t:{t}")
+        stats, *dfs = pipe.execute()
         n, total = int(stats[0] or 0), int(stats[1] or 0)
-        if n <= 0:
+        chosen = prune_terms(zip(terms, dfs), POSTING_BUDGET)  # rarest first, within the budget
+        if n <= 0 or not chosen:
             return []
+        pipe = self.r.pipeline(transaction=False)
+        for t, _ in chosen:
+            pipe.hgetall(f"{ix}:t:{t}")
+        postings = pipe.execute()
         candidates = sorted({rid for p in postings for rid in p})
         if not candidates:
             return []
