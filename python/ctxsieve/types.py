@@ -10,6 +10,7 @@ Sources propose ``ContextItem`` values; the engine scores them (``ScoredItem``),
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -260,7 +261,9 @@ class Window:
     stable_prefix_hash: str = ""
     stable_prefix_tokens: int = 0
 
+    @functools.cached_property
     def _rendered(self) -> Rendered:
+        # rendered once per window: eval and callers ask for both the messages and the text
         from ctxsieve.stages.render import render
 
         return render(self.items, self.query, self.layout)
@@ -273,11 +276,11 @@ class Window:
     def to_messages(self, style: str = "openai", include_query: bool = True) -> list[dict[str, Any]] | dict[str, Any]:
         """Chat messages in the window's layout: a list for ``"openai"``; for ``"anthropic"``
         a dict ``{"system": ..., "messages": [...]}`` (its API takes the system prompt apart)."""
-        return self._rendered().messages(style, include_query)
+        return self._rendered.messages(style, include_query)
 
     def to_text(self, include_query: bool = True) -> str:
         """The whole prompt as one string, in message order: what the prefix cache sees."""
-        return self._rendered().text(include_query)
+        return self._rendered.text(include_query)
 
     def report(self) -> dict[str, Any]:
         """Counts and costs without any content: included/excluded per reason, tokens per source."""
