@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 from ctxsieve.eval.corpus import Corpus, Document
@@ -77,13 +78,31 @@ def index_text(corpus: Corpus) -> str:
     )
 
 
+def file_name(doc_id: str, taken: set[str]) -> str:
+    """A file name for ``doc_id`` that cannot leave its folder or collide (the concept keeps
+    its real id in the front matter, so the name is only storage).
+
+    >>> file_name("../etc/passwd", set()), file_name("a b", {"a_b.md"})
+    ('.._etc_passwd.md', 'a_b-2.md')
+    """
+    stem = re.sub(r"[^\w.-]", "_", doc_id) or "_"
+    name, n = f"{stem}.md", 1
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}.md"
+    taken.add(name)
+    return name
+
+
 def write_bundle(corpus: Corpus, directory: str | Path) -> Path:
     """Write the bundle under ``directory`` (one folder per document kind) and return it."""
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
+    taken: dict[str, set[str]] = {}
     for doc in corpus.documents.values():
         folder = root / doc.kind
         folder.mkdir(exist_ok=True)
-        (folder / f"{doc.id}.md").write_text(concept_text(doc), encoding="utf-8")
+        name = file_name(doc.id, taken.setdefault(doc.kind, set()))
+        (folder / name).write_text(concept_text(doc), encoding="utf-8")
     (root / "index.md").write_text(index_text(corpus), encoding="utf-8")
     return root
