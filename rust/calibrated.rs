@@ -11,7 +11,7 @@
 //! All arithmetic is in integers (counts times fixed-point costs, summed in u128), so the
 //! native and reference estimates are identical on every input.
 
-pub const NUM_FEATURES: usize = 21;
+pub const NUM_FEATURES: usize = 22;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -37,6 +37,7 @@ pub const PUNCT_RUN: usize = 17;
 pub const MIXED_CHAR: usize = 18;
 pub const MIXED_RUN: usize = 19;
 pub const RARE_BIGRAM: usize = 20;
+pub const PUNCT_REPEAT: usize = 21;
 
 /// "No class yet" for the previous-class state at the start of a text.
 const NONE: u8 = u8::MAX;
@@ -83,9 +84,12 @@ const fn seq_len(b: u8) -> usize {
     }
 }
 
+/// Marks "the previous code point was not an ASCII letter" in the bigram state.
+const NO_LETTER: usize = 26;
+
 /// Common English letter pairs (see `COMMON_BIGRAMS` in the reference): bit `b` of entry `a`
-/// is set when the pair (a, b) is common.
-const COMMON: [u32; 26] = {
+/// is set when the pair (a, b) is common; entry `NO_LETTER` has every bit set.
+const COMMON: [u32; 27] = {
     const TABLE: [&str; 26] = [
         "bcdgiklmnprstuvy",
         "aeijloruy",
@@ -114,7 +118,8 @@ const COMMON: [u32; 26] = {
         "npstw",
         "",
     ];
-    let mut out = [0u32; 26];
+    let mut out = [0u32; 27];
+    out[NO_LETTER] = (1 << 26) - 1; // no letter before: never a rare pair
     let mut a = 0;
     while a < 26 {
         let s = TABLE[a].as_bytes();
@@ -132,9 +137,6 @@ const COMMON: [u32; 26] = {
 fn is_word(c: u8) -> bool {
     c == LOWER as u8 || c == UPPER as u8 || c == U2 as u8
 }
-
-/// Marks "the previous code point was not an ASCII letter" in the bigram state.
-const NO_LETTER: usize = 26;
 
 /// The feature counts of one text (UTF-8 or surrogatepass bytes), indexed like `FEATURES`.
 ///
@@ -163,31 +165,38 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 let mut prev_letter = NO_LETTER;
                 while i < n {
                     let b = text[i];
-                    let c = LEAD[b as usize];
-                    if c == LOWER as u8 {
-                        let letter = (b - b'a') as usize;
-                        lower += 1;
+                    if b.is_ascii_lowercase() {
+                        // the hot path: a run of lowercase letters, one table lookup a byte
                         words += u64::from(!is_word(p));
-                        rare += u64::from(
-                            prev_letter != NO_LETTER && (COMMON[prev_letter] >> letter) & 1 == 0,
-                        );
-                        prev_letter = letter;
-                    } else if c == UPPER as u8 {
+                        let s0 = i;
+                        while i < n {
+                            let letter = text[i].wrapping_sub(b'a') as usize;
+                            if letter >= 26 {
+                                break;
+                            }
+                            rare += u64::from((COMMON[prev_letter] >> letter) & 1 ^ 1);
+                            prev_letter = letter;
+                            i += 1;
+                        }
+                        lower += (i - s0) as u64;
+                        p = LOWER as u8;
+                        continue;
+                    }
+                    if b.is_ascii_uppercase() {
                         let letter = (b - b'A') as usize;
                         upper += 1;
                         words += u64::from(!is_word(p) || p == LOWER as u8);
-                        rare += u64::from(
-                            prev_letter != NO_LETTER && (COMMON[prev_letter] >> letter) & 1 == 0,
-                        );
+                        rare += u64::from((COMMON[prev_letter] >> letter) & 1 ^ 1);
                         prev_letter = letter;
-                    } else if c == DIGIT as u8 {
+                        p = UPPER as u8;
+                    } else if b.is_ascii_digit() {
                         digits += 1;
                         digit_runs += u64::from(p != DIGIT as u8);
                         prev_letter = NO_LETTER;
+                        p = DIGIT as u8;
                     } else {
                         break;
                     }
-                    p = c;
                     i += 1;
                 }
                 let len = (i - start) as u64;
@@ -214,11 +223,16 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 prev = c;
             }
             PUNCT => {
+                // a mark equal to the one before it ("====", "----") is a punct_repeat
                 let start = i;
+                let mut repeats = 0u64;
+                i += 1;
                 while i < n && LEAD[text[i] as usize] == PUNCT as u8 {
+                    repeats += u64::from(text[i] == text[i - 1]);
                     i += 1;
                 }
-                f[PUNCT] += (i - start) as u64;
+                f[PUNCT] += (i - start) as u64 - repeats;
+                f[PUNCT_REPEAT] += repeats;
                 f[PUNCT_RUN] += 1;
                 prev = c;
             }
@@ -346,6 +360,12 @@ mod tests {
     }
 
     #[test]
+    fn repeated_marks() {
+        let f = features(b"a ==== b !=!");
+        assert_eq!((f[PUNCT], f[PUNCT_REPEAT], f[PUNCT_RUN]), (4, 3, 2));
+    }
+
+    #[test]
     fn rare_bigrams() {
         assert_eq!(features(b"Flat is better than nested.")[RARE_BIGRAM], 1);
         assert_eq!(features(b"Syng vf orggre guna arfgrq.")[RARE_BIGRAM], 5);
@@ -366,7 +386,7 @@ mod tests {
     fn cost_checks_mirror_the_reference() {
         assert_eq!(
             check_costs(&[0; 3]).unwrap_err().to_string(),
-            "costs: expected 21 items (one per feature), got 3"
+            "costs: expected 22 items (one per feature), got 3"
         );
         let mut c = [0i128; NUM_FEATURES];
         c[4] = -1;

@@ -145,7 +145,7 @@ def _value(rng: random.Random, depth: int) -> object:
 
 
 def shifted_latin(rng: random.Random, split: str) -> Iterator[str]:
-    shifts = (3, 7, 11, 19) if split == "fit" else (5, 13, 17)
+    shifts = (1, 3, 7, 9, 11, 15, 19, 21, 23) if split == "fit" else (5, 13, 17)
     english_docs = english(rng, split)
     while True:
         k = rng.choice(shifts)

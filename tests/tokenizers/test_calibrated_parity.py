@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from ctxsieve.kernels import calibrated as ref
 
+N = ref.NUM_FEATURES
+
 native: Any = pytest.importorskip("ctxsieve._native")
 if not hasattr(native, "calibrated_estimate"):  # an extension built before issue 7
     pytest.skip("ctxsieve._native has no calibrated_estimate", allow_module_level=True)
@@ -58,7 +60,7 @@ def test_features_agree(texts: list[str]) -> None:
     assert native_features(texts) == [ref.features(t) for t in texts]
 
 
-@given(st.lists(TEXT, max_size=8), st.lists(st.integers(0, ref.MAX_COST), min_size=21, max_size=21))
+@given(st.lists(TEXT, max_size=8), st.lists(st.integers(0, ref.MAX_COST), min_size=ref.NUM_FEATURES, max_size=ref.NUM_FEATURES))
 def test_estimates_agree(texts: list[str], costs: list[int]) -> None:
     assert native.calibrated_estimate(texts, costs) == ref.estimate_reference(texts, costs)
 
@@ -72,17 +74,17 @@ def test_huge_text_agrees() -> None:
 @pytest.mark.parametrize(
     ("texts", "costs", "error"),
     [
-        (["a", 3], [0] * 21, TypeError),
-        (["a"], [0] * 20, ValueError),
-        (["a"], [0] * 22, ValueError),
-        (["a"], [True] + [0] * 20, TypeError),
-        (["a"], [0.5] + [0] * 20, TypeError),
-        (["a"], ["1"] + [0] * 20, TypeError),
-        (["a"], [-1] + [0] * 20, ValueError),
-        (["a"], [0, 10**6 + 1] + [0] * 19, ValueError),
-        (["a"], [0, 10**30] + [0] * 19, ValueError),
-        (["a"], [0, -(10**30)] + [0] * 19, ValueError),
-        (["a"], [-1, "x"] + [0] * 19, ValueError),  # checked in order: the first bad one wins
+        (["a", 3], [0] * N, TypeError),
+        (["a"], [0] * (N - 1), ValueError),
+        (["a"], [0] * (N + 1), ValueError),
+        (["a"], [True] + [0] * (N - 1), TypeError),
+        (["a"], [0.5] + [0] * (N - 1), TypeError),
+        (["a"], ["1"] + [0] * (N - 1), TypeError),
+        (["a"], [-1] + [0] * (N - 1), ValueError),
+        (["a"], [0, 10**6 + 1] + [0] * (N - 2), ValueError),
+        (["a"], [0, 10**30] + [0] * (N - 2), ValueError),
+        (["a"], [0, -(10**30)] + [0] * (N - 2), ValueError),
+        (["a"], [-1, "x"] + [0] * (N - 2), ValueError),  # checked in order: the first bad one wins
         ([1], [0], TypeError),  # texts are checked before costs
     ],
 )

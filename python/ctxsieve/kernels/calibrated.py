@@ -15,7 +15,10 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_other``
   U+4000-U+9FFF (CJK ideographs), ``u3_other`` the rest of U+0800-U+FFFF, ``u4`` U+10000 and up.
 * events: ``word_start`` a word character (ASCII letter or ``u2``) not after one, or an upper
   after a lower (camelCase splits); ``digit_run`` a digit not after a digit; ``punct_run`` a
-  ``punct`` not after one.
+  ``punct`` not after one; ``punct_repeat`` a ``punct`` equal to the code point before it
+  (counted there instead of in ``punct``: "=====" and "----" merge into few tokens);
+  ``rare_bigram`` an ASCII letter after an ASCII letter where the case-folded pair is not in
+  ``COMMON_BIGRAMS``.
 * ``mixed_char``/``mixed_run``: an alphanumeric ASCII run ``[A-Za-z0-9]+`` of at least
   ``MIXED_MIN`` characters holding both letters and digits (hex, base64, ids), which tokenizers
   split finely, counts its characters in ``mixed_char`` and 1 in ``mixed_run`` *instead of* in
@@ -59,10 +62,11 @@ FEATURES = (
     "mixed_char",
     "mixed_run",
     "rare_bigram",
+    "punct_repeat",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
 U2, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
-WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM = range(15, 21)
+WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM, PUNCT_REPEAT = range(15, 22)
 NUM_FEATURES = len(FEATURES)
 SCALE = 1000
 MIXED_MIN = 6
@@ -164,7 +168,7 @@ def features(text: str) -> list[int]:
             f[RARE_BIGRAM] += run_rare
         run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = run_rare = 0
 
-    for ch in text:
+    for i, ch in enumerate(text):
         cp = ord(ch)
         c = char_class(cp)
         letter = (cp | 0x20) - 0x61 if c == LOWER or c == UPPER else -1
@@ -195,9 +199,10 @@ def features(text: str) -> list[int]:
                 if not (prev == LOWER or prev == UPPER or prev == U2):
                     f[WORD_START] += 1
             elif c == PUNCT:
-                f[PUNCT] += 1
                 if prev != PUNCT:
                     f[PUNCT_RUN] += 1
+                # "=====", "----", "****": a repeated mark merges into few tokens
+                f[PUNCT_REPEAT if prev == PUNCT and text[i - 1] == ch else PUNCT] += 1
             else:
                 f[c] += 1
         prev = c

@@ -8,7 +8,7 @@ Features missing from ``costs`` cost 0. ``ctxsieve calibrate`` writes files of t
 
 >>> p = load_profile("any")
 >>> p.name, len(p.cost_vector())
-('any', 20)
+('any', 22)
 """
 
 from __future__ import annotations
