@@ -10,7 +10,7 @@ import sys
 
 from ctxsieve.errors import ContextError
 
-SUBCOMMANDS = ("eval", "explain", "calibrate", "bench")
+SUBCOMMANDS = ("eval", "explain", "calibrate")
 
 
 def build_parser() -> argparse.ArgumentParser:
