@@ -52,6 +52,23 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
+def level2_table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    def cell(v: Any, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    table = Table(title="level 2: answers and judge")
+    cols = [("config", "", "s"), ("budget", "", "d"), ("answers", "", "d"), ("accuracy", "", ".3f")]
+    cols += [("latency_s", "latency s", ".2f"), ("prompt_tokens", "prompt tok", ".0f")]
+    cols += [("completion_tokens", "completion tok", ".0f"), ("provider_cached_share", "provider cached", ".3f")]
+    for key, header, _ in cols:
+        table.add_column(header or key, justify="left" if key == "config" else "right")
+    for row in rows:
+        table.add_row(*[cell(row.get(key), fmt) for key, _, fmt in cols])
+    return table
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         from rich.console import Console
@@ -121,8 +138,7 @@ def run(args: argparse.Namespace) -> int:
             task = bar.add_task("answering and judging", total=len(chosen))
             graded = level2.answer_and_grade(client, corpus, chosen, progress=lambda n: bar.advance(task, n))
         l2 = level2.summarize_level2(graded)
-        for row in l2:
-            console.print(json.dumps(row))
+        console.print(level2_table(l2))
         path = args.out / "eval-level2.json"
         path.write_text(json.dumps({"rows": l2, "answers": [g.as_dict() for g in graded]}, indent=1), encoding="utf-8")
         written.append(path)
