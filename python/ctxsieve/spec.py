@@ -139,6 +139,7 @@ class EndpointSpec(_Strict):
     base_url: str
     model: str
     api_key: str | None = None
+    api_key_env: str | None = None  # read the key from this environment variable, not the file
 
 
 class ScorerSpec(_Strict):
@@ -295,7 +296,12 @@ def _scorer(s: ScorerSpec, objects: Mapping[str, Any]) -> Any:
         complete = _object(objects, s.complete, "spec.scorer.complete")
     else:
         assert s.endpoint is not None
-        complete = openai_compatible(s.endpoint.base_url, s.endpoint.model, api_key=s.endpoint.api_key)
+        key = s.endpoint.api_key
+        if s.endpoint.api_key_env is not None:
+            key = os.environ.get(s.endpoint.api_key_env)
+            if not key:
+                raise ConfigError(f"spec.scorer.endpoint.api_key_env: ${s.endpoint.api_key_env} is not set")
+        complete = openai_compatible(s.endpoint.base_url, s.endpoint.model, api_key=key)
     return LLMScorer(complete, top_n=s.top_n, alpha=s.alpha, timeout=s.timeout)
 
 

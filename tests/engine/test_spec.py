@@ -146,3 +146,20 @@ def test_the_example_policy_loads():
     window = engine.build_sync("Can I get a refund after 3 weeks on the Team plan?")
     assert "billing/refund-policy" in {i.id for i in window.items}
     assert window.trace.entry("billing/refund-policy-2024#0").reason == "deprecated"
+
+
+def test_scorer_from_an_object_or_an_endpoint(tmp_path, kb, monkeypatch):
+    objs = {"retriever": Retriever(), "conversation": [], "llm": lambda prompt: "[5]"}
+    with_object = GOOD.replace("  sources:", "  scorer: {complete: llm, top_n: 3, alpha: 0.25}\n  sources:")
+    scorer = load_engine(write(tmp_path, with_object), objs).scorer
+    assert (scorer.top_n, scorer.alpha, scorer.complete) == (3, 0.25, objs["llm"])
+    endpoint = "  scorer: {endpoint: {base_url: 'http://127.0.0.1:1/v1', model: m, api_key_env: TEST_KEY}}\n"
+    text = GOOD.replace("  sources:", endpoint + "  sources:")
+    monkeypatch.delenv("TEST_KEY", raising=False)
+    with pytest.raises(ConfigError, match=r"api_key_env: \$TEST_KEY is not set"):
+        load_engine(write(tmp_path, text), objs)
+    monkeypatch.setenv("TEST_KEY", "sk-x")
+    assert callable(load_engine(write(tmp_path, text), objs).scorer.complete)
+    both = GOOD.replace("  sources:", "  scorer: {}\n  sources:")
+    with pytest.raises(ConfigError, match="exactly one of complete"):
+        load_engine(write(tmp_path, both), objs)
