@@ -27,7 +27,10 @@ def test_level1_writes_markdown_json_and_png(tmp_path, capsys):
     assert len(data["calls"]) == 8 * 2 * 68
     assert data["environment"]["questions"] == 68
     md = (out / "eval.md").read_text(encoding="utf-8")
-    assert md.count("| fixed_slots/seed |") == 2 and "## Targets" in md
+    main_table = md.split("## Targets")[0]
+    assert main_table.count("| fixed_slots/seed |") == 2 and "## Targets" in md
+    assert "| config | budget | changed_policy | exact_id | multi_doc | paraphrase | lang:en | lang:es |" in md
+    assert len(data["recall_by_slice"]) == 8 * 2
     assert (out / "eval.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

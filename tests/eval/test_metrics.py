@@ -6,7 +6,7 @@ import pytest
 
 from ctxsieve.eval import metrics
 from ctxsieve.eval.runner import CallRecord
-from ctxsieve.eval.summary import check_targets, summarize
+from ctxsieve.eval.summary import check_targets, recall_by_slice, summarize
 
 # A window as the runner sees it: (document id, tokens) per item; None is history or an
 # instruction. Evidence = 40 + 20 + 30 + 10 = 100 tokens; 60 from relevant pages (a, b).
@@ -79,6 +79,7 @@ def call(config: str, session: str, turn: int, turns: int, **kw) -> CallRecord:
         session_turns=turns,
         question=f"{session}-{turn}",
         qtype="paraphrase",
+        lang="en",
         docs=[],
         items=[],
         tokens_used=0,
@@ -145,3 +146,14 @@ def test_targets_fail_when_the_numbers_miss():
     ]
     lines = check_targets(summarize(bad))
     assert [line.split()[0] for line in lines] == ["FAIL", "FAIL", "FAIL"], lines
+
+
+def test_recall_by_question_type_and_language():
+    records = [
+        call("c/cache", "s", 1, 3, qtype="exact_id", recall=1.0),
+        call("c/cache", "s", 2, 3, qtype="exact_id", recall=0.5, lang="es"),
+        call("c/cache", "s", 3, 3, qtype="unanswerable", recall=None, lang="es"),
+    ]
+    names, table = recall_by_slice(records)
+    assert names == ["exact_id", "lang:en", "lang:es"]
+    assert table[("c/cache", 750)] == {"exact_id": 0.75, "lang:en": 1.0, "lang:es": 0.5}

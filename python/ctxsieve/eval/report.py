@@ -1,6 +1,6 @@
 """The eval's outputs: a rich table on the terminal, Markdown, JSON and a PNG chart.
 
->>> from ctxsieve.eval.summary import Row
+>>> from ctxsieve.eval.summary import Row, recall_by_slice
 >>> print(markdown_table([Row("scored_knapsack/cache", 750, 68, recall=0.96, cache_share=0.25)]).splitlines()[2])
 | scored_knapsack/cache | 750 | 0.960 | - | - | - | - | - | - | - | - | 0.250 | - |
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.eval.runner import CallRecord
-from ctxsieve.eval.summary import Row
+from ctxsieve.eval.summary import Row, recall_by_slice
 
 # (Row attribute, column header, format)
 COLUMNS: list[tuple[str, str, str]] = [
@@ -71,7 +71,23 @@ def rich_table(rows: Sequence[Row], title: str = "ctxsieve eval") -> Any:
     return table
 
 
-def markdown_report(rows: Sequence[Row], targets: Sequence[str], env: Mapping[str, Any], command: str) -> str:
+def slice_table(names: Sequence[str], table: Mapping[tuple[str, int], Mapping[str, float | None]]) -> str:
+    """Recall by question type and language, one row per configuration and budget."""
+    head = ["config", "budget", *names]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for config, budget in sorted(table, key=lambda k: (k[1], k[0])):
+        vals = [_cell(table[(config, budget)].get(n), ".3f") for n in names]
+        lines.append("| " + " | ".join([config, str(budget), *vals]) + " |")
+    return "\n".join(lines)
+
+
+def markdown_report(
+    rows: Sequence[Row],
+    targets: Sequence[str],
+    env: Mapping[str, Any],
+    command: str,
+    slices: str = "",
+) -> str:
     parts = [
         "# ctxsieve eval",
         "",
@@ -88,16 +104,20 @@ def markdown_report(rows: Sequence[Row], targets: Sequence[str], env: Mapping[st
         "Column definitions: docs/eval.md.",
         "",
     ]
+    if slices:
+        parts += ["## Recall by question type and language", "", slices, ""]
     return "\n".join(parts)
 
 
 def json_report(
     rows: Sequence[Row], records: Sequence[CallRecord], targets: Sequence[str], env: Mapping[str, Any]
 ) -> str:
+    _, by_slice = recall_by_slice(records)
     return json.dumps(
         {
             "environment": dict(env),
             "rows": [r.as_dict() for r in sorted_rows(rows)],
+            "recall_by_slice": [{"config": c, "budget": b, **v} for (c, b), v in sorted(by_slice.items())],
             "targets": list(targets),
             "calls": [c.as_dict() for c in records],
         },
@@ -150,7 +170,8 @@ def write_all(
     """``eval.md``, ``eval.json`` and ``eval.png`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     md = out / "eval.md"
-    md.write_text(markdown_report(rows, targets, env, command), encoding="utf-8")
+    slices = slice_table(*recall_by_slice(records))
+    md.write_text(markdown_report(rows, targets, env, command, slices), encoding="utf-8")
     js = out / "eval.json"
     js.write_text(json_report(rows, records, targets, env), encoding="utf-8")
     return [md, js, chart(rows, out / "eval.png")]

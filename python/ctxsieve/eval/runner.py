@@ -38,6 +38,7 @@ class CallRecord:
     session_turns: int
     question: str  # question id
     qtype: str
+    lang: str
     docs: list[str]  # corpus documents in the window, prompt order, first occurrence
     items: list[tuple[str | None, int]]  # (document id or None, tokens) per window item
     tokens_used: int
@@ -121,6 +122,7 @@ def record(
         session_turns=len(session.turns),
         question=q.id,
         qtype=q.type,
+        lang=q.lang,
         docs=docs,
         items=items,
         tokens_used=window.tokens_used,

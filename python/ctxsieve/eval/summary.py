@@ -101,3 +101,20 @@ def check_targets(rows: Sequence[Row], default: str = DEFAULT, baseline: str = "
                 f"{seed_s} @ {budget}"
             )
     return lines
+
+
+def recall_by_slice(records: Iterable[CallRecord]) -> tuple[list[str], dict[tuple[str, int], dict[str, float | None]]]:
+    """Recall per configuration and budget, split by question type and by language: where a
+    policy wins or loses (``exact_id`` vs ``paraphrase``, English vs Spanish)."""
+    groups: dict[tuple[str, int], dict[str, list[float | None]]] = {}
+    slices: set[str] = set()
+    for r in records:
+        per = groups.setdefault((r.config, r.budget), {})
+        if r.recall is None:
+            continue  # unanswerable: recall is undefined, so it has no column
+        for key in (r.qtype, f"lang:{r.lang}"):
+            per.setdefault(key, []).append(r.recall)
+            slices.add(key)
+    names = sorted(slices, key=lambda k: (k.startswith("lang:"), k))
+    table = {g: {k: metrics.mean(per.get(k, [])) for k in names} for g, per in groups.items()}
+    return names, table
