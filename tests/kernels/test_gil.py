@@ -48,8 +48,8 @@ def share_of_time_other_thread_ran(call: Callable[[], Any]) -> float:
 
 
 def test_the_probe_sees_a_held_gil() -> None:
-    texts = big_texts(2_000) * 200  # estimate_tokens holds the GIL: it reads every str object
-    assert share_of_time_other_thread_ran(lambda: _native.estimate_tokens(texts, 3.0)) < 0.3
+    texts = big_texts(2_000) * 3_000  # estimate_tokens holds the GIL: it reads every str object
+    assert share_of_time_other_thread_ran(lambda: _native.estimate_tokens(texts, 3.0)) < 0.1
 
 
 @pytest.mark.parametrize("kernel", ["dedupe", "bm25"])
@@ -61,4 +61,4 @@ def test_other_threads_run_during_native_work(kernel: str) -> None:
         share = share_of_time_other_thread_ran(lambda: _native.dedupe(*args))
     else:
         share = share_of_time_other_thread_ran(lambda: _native.Bm25Index(texts, 1.2, 0.75))
-    assert share > 0.4, f"the spinning thread ran {share:.0%} of the time: was the GIL held?"
+    assert share > 0.2, f"the spinning thread ran {share:.0%} of the time: was the GIL held?"
