@@ -47,6 +47,8 @@ def memories() -> list[dict[str, Any]]:
     ]
     mems.append({"id": "bob-secret", "content": "Bob's salary is private.", "score": 5.0, "audience": "bob"})
     mems.append({"id": "alice-note", "content": "Alice prefers charts.", "score": 0.99, "audience": ["alice"]})
+    # pinned: required content, first in the memory section, never reduced
+    mems.append({"id": "identity", "content": "The user is a premium customer.", "score": 0.0, "pinned": True})
     return mems
 
 
@@ -134,14 +136,18 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     assert r0.headroom == 60_000 - r0.estimated_input_tokens
     # memory: audience first (bob's item never appears), then relevance prefix under the ceiling
     ranked = ["alice-note"] + [f"m{i:02d}" for i in range(29, -1, -1)]
-    got = memory_ids(a0.request.context)
+    pinned_cost = est("[memory identity]\nThe user is a premium customer.\n")
+    shown = memory_ids(a0.request.context)
+    assert shown[0] == "identity"
+    got = shown[1:]
     assert "bob-secret" not in a0.request.payload() and "salary" not in a0.request.payload()
     assert got == ranked[: len(got)] and 0 < len(got) < len(ranked)
-    assert r0.sections["memory"] <= 2_000
+    assert pinned_cost < r0.sections["memory"] <= 2_000 + pinned_cost  # the ceiling caps the optional part
     assert r0.counts["memory"] == {
-        "candidates": 32,
+        "candidates": 33,
         "ineligible": 1,
-        "included": len(got),
+        "pinned": 1,
+        "included": 1 + len(got),
         "omitted": 31 - len(got),
         "omitted_earlier_call": 0,
         "omitted_section_ceiling": 31 - len(got),
@@ -186,7 +192,7 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     # no bodies, no actor identities in the report
     blob = json.dumps(r0.to_dict())
     assert "alice" not in blob and "fact 29" not in blob and "Compare these" not in blob
-    assert [e.id for e in turn.lineage] == got
+    assert [e.id for e in turn.lineage] == ["identity", *got]
 
     # ---- the provider fails: fallback to a model with a smaller window --------------------------
     a0b = turn.fallback("small")
@@ -196,7 +202,8 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     assert r0b.limit["window"] == 24_000 and r0b.limit["lookup"] == "ok"
     assert r0b.estimated_input_tokens <= 20_000
     # memories go first (lowest ranked), then the oldest history
-    assert memory_ids(a0b.request.context) == [] and r0b.counts["memory"]["omitted_budget"] == len(got)
+    assert memory_ids(a0b.request.context) == ["identity"] and r0b.counts["memory"]["omitted_budget"] == len(got)
+    assert r0b.sections["memory"] == pinned_cost
     h0b = r0b.counts["history"]
     assert h0b["omitted"] > h0["omitted"] and h0b["omitted_earlier_call"] == h0["omitted"]
     assert history_turns(a0b.request.context)[-1] == 40
@@ -204,7 +211,7 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     assert len(drops) == 2 and drops[1]["omitted_records"] == h0b["omitted"]
     assert drops[1]["omitted_tokens"] + drops[1]["retained_history_tokens"] == total_history
     assert a0b.snapshot_id not in (None, a0.snapshot_id)
-    assert [e.id for e in turn.lineage] == got  # pruning does not erase what the model saw
+    assert [e.id for e in turn.lineage] == ["identity", *got]  # pruning does not erase what the model saw
     assert turn.run.model_calls == 2
 
     reply = {
@@ -225,7 +232,7 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         "system": r0b.sections["system"],
         "tools": tools_cost,
         "skills": r0b.sections["skills"],
-        "memory": 0,
+        "memory": pinned_cost,
         "messages": r0b.sections["messages"] + r0b.sections["history"] + r0b.sections["images"],
     }
     assert turn.run.tool_calls == 1 and turn.run.tokens == 19_050
@@ -253,7 +260,7 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     }
     assert any("took longer than 0.2s" in n and "kept the ceiling" in n for n in r1.notes)
     # a larger limit reintroduces nothing omitted earlier in the turn
-    assert memory_ids(a1.request.context) == []
+    assert memory_ids(a1.request.context) == ["identity"]
     assert r1.counts["memory"]["omitted_earlier_call"] == 31
     assert r1.counts["history"]["omitted"] == h0b["omitted"] == r1.counts["history"]["omitted_earlier_call"]
     assert r1.sections["messages"] > r0b.sections["messages"] + 1_000  # the tool result is required
@@ -327,7 +334,9 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         r2.estimated_input_tokens,
         r3.estimated_input_tokens,
     ]
-    assert [e["id"] for e in summary["lineage"]] == got and all(e["first_call"] == 0 for e in summary["lineage"])
+    assert [e["id"] for e in summary["lineage"]] == ["identity", *got] and all(
+        e["first_call"] == 0 for e in summary["lineage"]
+    )
     expected_input = 19_000 + 20_100 + r2.estimated_input_tokens + 30_000
     assert summary["usage"] == {
         "requests": 4,

@@ -11,6 +11,7 @@ import pytest
 from ctxsieve.admission import (
     CONTEXT_ASSEMBLY,
     WINDOW_DROP,
+    ContextBudgetError,
     Limits,
     RunBudget,
     RunLimitError,
@@ -267,3 +268,12 @@ def test_engine_history_units_are_expanded_into_their_messages() -> None:
         "omitted_section_ceiling": 0,
         "omitted_budget": 0,
     }
+
+
+def test_pinned_memories_are_required(est: Any) -> None:
+    pinned = {"id": "who", "content": "p" * 9_000, "pinned": True}
+    session = Session(Limits(input_ceiling=2_000, protocol_overhead=0))
+    with pytest.raises(ContextBudgetError) as info:
+        session.turn("q", memories=[pinned, {"id": "x", "content": "optional"}]).admit()
+    assert info.value.breakdown["memory"] == est("[memory who]\n" + "p" * 9_000 + "\n") > 2_000
+    assert "'memory'" in str(info.value)

@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 def render_context(p: Prepared, sel: Selection) -> str | None:
     """The attributed-context user message for a selection, or None when it would be empty."""
     k, s, n = sel.memory_kept, sel.history_start, len(p.records)
-    if k == 0 and n == 0 and p.preamble == CONTEXT_HEADER:
+    if k == 0 and n == 0 and not p.pinned and p.preamble == CONTEXT_HEADER:
         return None
     parts = [p.preamble]
-    if k:
+    if k or p.pinned:
         parts.append(MEMORY_HEADING)
+        parts += p.pinned_text
         parts += p.memory_text[:k]
     if n:
         parts.append(HISTORY_HEADING)
@@ -58,9 +59,10 @@ def assembly_report(
     n_mem, n_rec = len(p.memories), len(p.records)
     counts = {
         "memory": {
-            "candidates": n_mem + p.memory_ineligible,
+            "candidates": n_mem + len(p.pinned) + p.memory_ineligible,
             "ineligible": p.memory_ineligible,
-            "included": sel.memory_kept,
+            "pinned": len(p.pinned),
+            "included": len(p.pinned) + sel.memory_kept,
             "omitted": n_mem - sel.memory_kept,
             **_reasons(sel, "memory"),
         },

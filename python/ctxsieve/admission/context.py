@@ -34,7 +34,8 @@ GAP_NOTICE_WIDEST = _GAP_TEMPLATE.format(turns=10**11, tokens=10**11, tool=SESSI
 
 @dataclass(frozen=True)
 class Evidence:
-    """One optional memory candidate (the owner object is kept for cost caching and lineage)."""
+    """One memory candidate (the owner object is kept for cost caching and lineage). A pinned
+    memory is required content: always included, never reduced."""
 
     id: str
     text: str
@@ -42,6 +43,7 @@ class Evidence:
     source: str
     audience: frozenset[str] | None
     owner: Any
+    pinned: bool = False
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -55,7 +57,7 @@ def coerce_evidence(items: Iterable[Any], prefix: str = "memory") -> list[Eviden
     out = []
     for i, it in enumerate(items):
         if isinstance(it, str):
-            out.append(Evidence(f"{prefix}-{i}", it, math.nan, "", None, it))
+            out.append(Evidence(f"{prefix}-{i}", it, math.nan, "", None, it, False))
             continue
         text = _get(it, "content", None)
         if text is None:
@@ -70,6 +72,7 @@ def coerce_evidence(items: Iterable[Any], prefix: str = "memory") -> list[Eviden
                 str(_get(it, "source", "") or ""),
                 parse_audience(_get(it, "audience", None)),
                 it,
+                _get(it, "pinned", False) is True,
             )
         )
     return out

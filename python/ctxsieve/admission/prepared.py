@@ -49,6 +49,9 @@ class Prepared:
     current: MessageCost
     preamble: str
     preamble_tokens: int
+    pinned: list[Evidence]
+    pinned_text: list[str]
+    pinned_tokens: int
     memories: list[Evidence]
     memory_prefix: list[int]
     memory_ineligible: int
@@ -81,6 +84,7 @@ class Prepared:
             "messages": MESSAGE_FRAMING_TOKENS + cur.text_tokens + loop_text + self.preamble_tokens,
             "images": (cur.images + loop_images) * limits.image_tokens,
             "overhead": limits.protocol_overhead,
+            "memory": self.pinned_tokens,  # pinned memories are required
         }
 
     def omitted_turns(self, start: int) -> int:
@@ -114,7 +118,12 @@ def prepare(
 
     # memories: audience first, then relevance order, then cost as rendered
     all_mem = coerce_evidence(memories)
-    mem = rank_evidence([e for e in all_mem if eligible(e.audience, audience)])
+    allowed = [e for e in all_mem if eligible(e.audience, audience)]
+    pinned = [e for e in allowed if e.pinned]
+    mem = rank_evidence([e for e in allowed if not e.pinned])
+    pin_costs, pin_texts = acc.fragments(
+        [e.owner for e in pinned], [e.id for e in pinned], lambda i: memory_fragment(pinned[i])
+    )
     mem_costs, mem_texts = acc.fragments([e.owner for e in mem], [e.id for e in mem], lambda i: memory_fragment(mem[i]))
 
     # history: whole records, audience per record, cost per message fragment
@@ -158,9 +167,12 @@ def prepare(
         current=current,
         preamble=preamble,
         preamble_tokens=MESSAGE_FRAMING_TOKENS + fixed[2],
+        pinned=pinned,
+        pinned_text=pin_texts,
+        pinned_tokens=sum(pin_costs),
         memories=mem,
         memory_prefix=_prefix(mem_costs),
-        memory_ineligible=len(all_mem) - len(mem),
+        memory_ineligible=len(all_mem) - len(allowed),
         records=kept,
         history_prefix=_prefix(rec_costs),
         turns_before=turns_before,

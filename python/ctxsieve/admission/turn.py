@@ -242,10 +242,11 @@ class Turn:
         # commit: the call will happen with exactly this content
         self._memory_max, self._history_min = sel.memory_kept, sel.history_start
         self._skills_max = n_skills
-        for e in p.memories[: sel.memory_kept]:
+        for e in [*p.pinned, *p.memories[: sel.memory_kept]]:
             self._lineage.setdefault(e.id, LineageEntry(e.id, e.source, self._call_index))
         self.run.model_calls += 1
-        breakdown = {**required, "memory": sel.memory_tokens, "history": sel.history_tokens}
+        memory = required["memory"] + sel.memory_tokens  # pinned + retained
+        breakdown = {**required, "memory": memory, "history": sel.history_tokens}
         estimate = sum(breakdown.values())
         if sel.history_start > self._dropped_reported:
             self._dropped_reported = sel.history_start
