@@ -108,6 +108,8 @@ class ContextEngine:
                 known = "'scored_knapsack', 'everything' (fixed_slots needs shares: pass FixedSlots(...))"
                 raise ConfigError(f"policy: unknown policy {policy!r}; by name: {known}")
             return POLICIES[policy]()  # type: ignore[no-any-return]
+        if isinstance(policy, type):
+            raise ConfigError(f"policy: pass an instance, e.g. {policy.__name__}(), not the class")
         if not callable(getattr(policy, "select", None)):
             raise ConfigError(f"policy: {policy!r} has no select(pool, budget) method")
         return policy

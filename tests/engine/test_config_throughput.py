@@ -40,6 +40,7 @@ class Nameless:
         (lambda: ContextEngine([SourceConfig(KB, mode="cosine")], budget=10), "source 'kb': mode must be one of"),
         (lambda: ContextEngine([KB], budget=10, policy="greedy"), "unknown policy 'greedy'"),
         (lambda: ContextEngine([KB], budget=10, policy=object()), "has no select"),
+        (lambda: ContextEngine([KB], budget=10, policy=ScoredKnapsack), "pass an instance, e.g. ScoredKnapsack()"),
         (lambda: ContextEngine([KB], budget=0), "budget: must be a positive int, got 0"),
         (lambda: ContextEngine([KB], budget=-5), "budget: must be a positive int, got -5"),
         (lambda: ContextEngine([KB], budget=2.5), "budget: must be a positive int, got 2.5"),  # type: ignore[arg-type]
