@@ -1,24 +1,27 @@
 """Deterministic builder of the mixed corpora used to fit and to judge token estimators.
 
-Two disjoint splits, ``fit`` (what the shipped profiles were fitted on) and ``heldout`` (what
-the accuracy report and the upper-bound tests judge them on):
+Three disjoint splits: ``fit`` (what the shipped profiles' costs were fitted on), ``tune``
+(what chose each profile's head-room, the margin) and ``heldout`` (what the accuracy report and
+the upper-bound tests judge them on, never used to fit or tune):
 
 * English prose: paragraphs of the Python reference manual (``pydoc_data.topics``), split by
   topic: a topic feeds one split only.
 * Python code: chunks of standard-library modules, split by module.
 * Spanish, Chinese, Japanese: sentences generated from word lists (``mixed_words``); the split
-  decides which half of each list is used, so held-out documents use words never fitted on.
+  decides which third of each list is used, so held-out documents use words never fitted on.
 * Unfamiliar Latin-script text: English paragraphs with every letter shifted (a Caesar
-  shift; 3, 7, 11 or 19 places for ``fit``, 5, 13 or 17 for ``heldout``), standing in for the
+  shift; 1, 3, 7, 9, 11, 15, 19, 21 or 23 places for ``fit``, 2, 6 or 10 for ``tune``, 5, 13
+  or 17 for ``heldout``), standing in for the
   languages and identifiers a tokenizer saw little of. Added after the held-out set showed that
   ``this.py`` (the Zen of Python in rot13) was under-counted by 25-30 %.
 * JSON tool results, numeric ids (integers, phone numbers, UUIDs, hex digests, base64), emoji
   chat: generated with a seeded ``random.Random`` (different seeds per split).
 
-The held-out split is built once and shipped as ``heldout.jsonl`` (one ``{"kind", "text"}``
+Each split is built once and shipped as ``<split>.jsonl`` (one ``{"kind", "text"}``
 object a line), so the tests do not depend on the interpreter's standard library:
 
     python benches/data/mixed_corpus.py heldout > benches/data/heldout.jsonl
+    python benches/data/mixed_corpus.py tune > benches/data/tune.jsonl
     python benches/data/mixed_corpus.py fit > benches/data/fit.jsonl
 """
 
@@ -37,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import mixed_words as W
 
-SPLITS = ("fit", "heldout")
+SPLITS = ("fit", "tune", "heldout")
 # the fitting split is this many times larger: the fit bounds every fitting document, so the
 # more extremes it has seen, the fewer held-out documents fall outside (x1: 1.2 % of held-out
 # documents under-counted for cl100k; x3: see docs/tokenizers.md)
@@ -47,11 +50,11 @@ COUNTS = {"en": 80, "code": 80, "es": 80, "zh": 80, "ja": 80, "json": 80, "ids":
 
 
 def _in_split(key: str, split: str) -> bool:
-    return (hashlib.sha256(key.encode()).digest()[0] % 2 == 0) == (split == "fit")
+    return hashlib.sha256(key.encode()).digest()[0] % 3 == SPLITS.index(split)
 
 
-def _half(words: list[str], split: str) -> list[str]:
-    return words[0::2] if split == "fit" else words[1::2]
+def _third(words: list[str], split: str) -> list[str]:
+    return words[SPLITS.index(split) :: 3]
 
 
 def _length(rng: random.Random) -> int:
@@ -108,7 +111,7 @@ def _sentences(rng: random.Random, words: list[str], joiner: str, end: str, caps
 
 def prose(words: list[str], joiner: str, end: str, caps: bool, para_end: str) -> Callable[..., Iterator[str]]:
     def gen(rng: random.Random, split: str) -> Iterator[str]:
-        vocab = _half(words, split)
+        vocab = _third(words, split)
         sentences = _sentences(rng, vocab, joiner, end, caps)
         while True:
             target, out = _length(rng), ""
@@ -145,7 +148,7 @@ def _value(rng: random.Random, depth: int) -> object:
 
 
 def shifted_latin(rng: random.Random, split: str) -> Iterator[str]:
-    shifts = (1, 3, 7, 9, 11, 15, 19, 21, 23) if split == "fit" else (5, 13, 17)
+    shifts = {"fit": (1, 3, 7, 9, 11, 15, 19, 21, 23), "tune": (2, 6, 10), "heldout": (5, 13, 17)}[split]
     english_docs = english(rng, split)
     while True:
         k = rng.choice(shifts)
@@ -192,7 +195,7 @@ def ids(rng: random.Random, split: str) -> Iterator[str]:
 
 
 def emoji(rng: random.Random, split: str) -> Iterator[str]:
-    words = W.EN_WORDS + _half(W.ES_WORDS, split)
+    words = W.EN_WORDS + _third(W.ES_WORDS, split)
     while True:
         target, out = _length(rng), []
         while sum(map(len, out)) < target:

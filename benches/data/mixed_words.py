@@ -1,7 +1,7 @@
 """Word lists for the generated parts of the mixed corpora (see ``mixed_corpus.py``).
 
-Spanish, Chinese and Japanese lists are split by position (even entries feed ``fit``, odd ones
-``heldout``), so keep common and rare words interleaved when editing them.
+Spanish, Chinese and Japanese lists are split by position (entry i feeds split i % 3 of fit,
+tune, heldout), so keep common and rare words interleaved when editing them.
 """
 
 EN_WORDS = """the of and to in is for on that with as this are be by from it at or an was not have

@@ -60,7 +60,10 @@ def test_features_agree(texts: list[str]) -> None:
     assert native_features(texts) == [ref.features(t) for t in texts]
 
 
-@given(st.lists(TEXT, max_size=8), st.lists(st.integers(0, ref.MAX_COST), min_size=ref.NUM_FEATURES, max_size=ref.NUM_FEATURES))
+@given(
+    st.lists(TEXT, max_size=8),
+    st.lists(st.integers(0, ref.MAX_COST), min_size=ref.NUM_FEATURES, max_size=ref.NUM_FEATURES),
+)
 def test_estimates_agree(texts: list[str], costs: list[int]) -> None:
     assert native.calibrated_estimate(texts, costs) == ref.estimate_reference(texts, costs)
 

@@ -35,7 +35,17 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--corpus", action="append", required=True, metavar="PATH", help="JSONL, text file or directory")
     p.add_argument("--name", required=True, help="profile name")
-    p.add_argument("--margin", type=float, default=0.05, help="head-room over every fitting document (0.05)")
+    p.add_argument(
+        "--margin",
+        type=float,
+        help="head-room over every fitting document (default 0.05, or chosen on --tune when given)",
+    )
+    p.add_argument(
+        "--tune",
+        action="append",
+        metavar="PATH",
+        help="a second corpus, disjoint from --corpus, on which to choose the smallest safe margin",
+    )
     p.add_argument("--out", type=Path, help="write the profile here (default: stdout)")
     p.set_defaults(run=run)
 
@@ -90,10 +100,15 @@ def run(args: argparse.Namespace) -> int:
     texts = [t for path in args.corpus for t in load_corpus(path)]
     if not texts:
         raise ConfigError("the corpus holds no documents")
-    counts = [load_counter(spec)(texts) for spec in args.tokenizer]
-    truth = [max(col) for col in zip(*counts)]
+    counters = [load_counter(spec) for spec in args.tokenizer]
+    truth = [max(col) for col in zip(*(count(texts) for count in counters))]
+    tune = None
+    if args.tune:
+        tune_texts = [t for path in args.tune for t in load_corpus(path)]
+        tune = (tune_texts, [max(col) for col in zip(*(count(tune_texts) for count in counters))])
+    margin = args.margin if args.margin is not None or tune else 0.05
     try:
-        profile = fit_profile(texts, truth, args.name, margin=args.margin, tokenizer=", ".join(args.tokenizer))
+        profile = fit_profile(texts, truth, args.name, margin=margin, tokenizer=", ".join(args.tokenizer), tune=tune)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     text = json.dumps(profile.to_json(), indent=2) + "\n"
@@ -101,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
         args.out.write_text(text, encoding="utf-8")
         fit = profile.meta["fit"]
         print(
-            f"wrote {args.out}: {len(texts)} documents, under-counted {fit['under_share']:.1%}, "
-            f"mean over-count {fit['mean_over']:.1%} on the fitting corpus",
+            f"wrote {args.out}: {len(texts)} documents, margin {profile.meta['margin']:.1%}, under-counted "
+            f"{fit['under_share']:.1%}, mean over-count {fit['mean_over']:.1%} on the fitting corpus",
             file=sys.stderr,
         )
     else:
