@@ -138,3 +138,9 @@ async def test_turn_admit_async_uses_the_async_lookup_and_caches_success() -> No
     b = await session.turn("again", model="m").admit_async()
     assert b.report.limit["lookup"] == "cached" and b.limit.tokens == 50_000 - 8_192
     assert calls == ["m"]
+
+
+def test_a_call_without_a_model_says_why_the_lookup_was_skipped() -> None:
+    got = resolve_input_limit(Limits(), None, lambda m: 10_000)
+    assert (got.tokens, got.lookup) == (131_072, "missing") and "no model named" in str(got.note)
+    assert Session(window_lookup=lambda m: 10_000).turn("q").admit().report.limit["lookup"] == "missing"

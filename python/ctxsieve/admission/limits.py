@@ -138,6 +138,15 @@ def _failed(limits: Limits, model: str | None, kind: str, detail: str) -> InputL
     return InputLimit(c, "ceiling", c, None, kind, f"window lookup for model {model!r} {detail}; kept the ceiling")
 
 
+def _no_lookup(limits: Limits, model: str | None, lookup: WindowLookup | None) -> InputLimit:
+    if lookup is None:
+        return limit_from_window(limits, model, None, "none")
+    c = limits.input_ceiling
+    return InputLimit(
+        c, "ceiling", c, None, "missing", "no model named for this call, so no window lookup; kept the ceiling"
+    )
+
+
 def _in_daemon_thread(lookup: WindowLookup, model: str) -> concurrent.futures.Future[Any]:
     """Run the lookup in a daemon thread: a hung lookup must not hold up the call or the exit.
 
@@ -170,7 +179,7 @@ def _in_daemon_thread(lookup: WindowLookup, model: str) -> concurrent.futures.Fu
 def resolve_input_limit(limits: Limits, model: str | None, lookup: WindowLookup | None) -> InputLimit:
     """Resolve the limit with a sync or async lookup, bounded by ``limits.lookup_deadline``."""
     if lookup is None or model is None:
-        return limit_from_window(limits, model, None, "none")
+        return _no_lookup(limits, model, lookup)
     try:
         window = _in_daemon_thread(lookup, model).result(timeout=limits.lookup_deadline)
     except concurrent.futures.TimeoutError:
@@ -183,7 +192,7 @@ def resolve_input_limit(limits: Limits, model: str | None, lookup: WindowLookup 
 async def resolve_input_limit_async(limits: Limits, model: str | None, lookup: WindowLookup | None) -> InputLimit:
     """The async twin of ``resolve_input_limit``: coroutine lookups run on the caller's loop."""
     if lookup is None or model is None:
-        return limit_from_window(limits, model, None, "none")
+        return _no_lookup(limits, model, lookup)
     try:
         if inspect.iscoroutinefunction(lookup):
             window = await asyncio.wait_for(lookup(model), timeout=limits.lookup_deadline)
