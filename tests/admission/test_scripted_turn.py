@@ -368,7 +368,10 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
 
 def test_image_heavy_request_is_refused_before_the_call(flaky_store: Any) -> None:
     images = [{"type": "image_url", "image_url": {"url": f"https://example.test/{i}.png"}} for i in range(8)]
-    session = Session(Limits(input_ceiling=60_000), snapshot_store=flaky_store)
+    events: list[tuple[str, dict[str, Any]]] = []
+    session = Session(
+        Limits(input_ceiling=60_000), snapshot_store=flaky_store, on_event=lambda n, a: events.append((n, a))
+    )
     turn = session.turn(
         {"role": "user", "content": [{"type": "text", "text": "what changed?"}, *images]},
         system="sys",
@@ -385,3 +388,6 @@ def test_image_heavy_request_is_refused_before_the_call(flaky_store: Any) -> Non
     assert "'images'" in str(err) and "input limit is 60000" in str(err)
     assert err.budget == 60_000 and ("images", 65_536) in err.items
     assert flaky_store.saved == [] and turn.run.model_calls == 0 and turn.calls == []
+    ((name, attrs),) = events
+    assert name == "context.refused" and attrs["images"] == 65_536 and attrs["required"] == err.required
+    assert (attrs["input_limit"], attrs["limit_origin"], attrs["call_index"]) == (60_000, "ceiling", 0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS, Accountant, Estimator, byte_estimator
 from ctxsieve.admission.context import SESSION_SEARCH_TOOL, SystemPrompt
 from ctxsieve.admission.errors import ContextBudgetError, RunLimitError, SnapshotError, TurnStateError
-from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP, Events
+from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP, Events
 from ctxsieve.admission.fallbacks import call_with_fallbacks, call_with_fallbacks_async
 from ctxsieve.admission.limits import (
     DEFAULT_IMAGE_TOKENS,
@@ -28,6 +28,7 @@ from ctxsieve.admission.turn import Admission, CallRecord, LineageEntry, Turn
 
 __all__ = [
     "CONTEXT_ASSEMBLY",
+    "CONTEXT_REFUSED",
     "DEFAULT_IMAGE_TOKENS",
     "DEFAULT_INPUT_CEILING",
     "DEFAULT_OUTPUT_RESERVE",

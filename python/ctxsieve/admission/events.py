@@ -25,6 +25,7 @@ logger = logging.getLogger("ctxsieve.admission")
 EventCallback = Callable[[str, dict[str, Any]], None]
 WINDOW_DROP = "lifecycle.window.drop"
 CONTEXT_ASSEMBLY = "context.assembly"
+CONTEXT_REFUSED = "context.refused"
 
 _tracer: Any = None
 _tracer_loaded = False

@@ -26,7 +26,7 @@ from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_ev
 from ctxsieve.admission.calls import Admission, CallRecord, LineageEntry, persist_snapshot
 from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
 from ctxsieve.admission.errors import ContextBudgetError, TurnStateError
-from ctxsieve.admission.events import CONTEXT_ASSEMBLY, WINDOW_DROP
+from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.messages import parse_audience, split_message
 from ctxsieve.admission.prepared import prepare
@@ -217,7 +217,12 @@ class Turn:
     def _admit(self, model: str | None, with_tools: bool, limit: InputLimit) -> Admission:
         attrs = {"turn_id": self.turn_id, "call_index": self._call_index, "attempt": self._attempt}
         with self.session.events.span("ctxsieve.admit", {**attrs, "model": model or ""}) as span:
-            adm = self._admit_in_span(model, with_tools, limit)
+            try:
+                adm = self._admit_in_span(model, with_tools, limit)
+            except ContextBudgetError as e:
+                refused = {**attrs, "model": model or "", "input_limit": e.limit, "limit_origin": e.limit_origin}
+                self.session.events.emit(CONTEXT_REFUSED, {**refused, "required": e.required, **e.breakdown})
+                raise
             if span is not None:
                 span.set_attribute("ctxsieve.estimated_input_tokens", adm.report.estimated_input_tokens)
                 span.set_attribute("ctxsieve.input_limit", adm.limit.tokens)
