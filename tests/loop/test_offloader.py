@@ -286,3 +286,44 @@ def test_100mb_result_is_streamed_not_copied(store: SQLiteStore) -> None:
     assert store.blob_info(h).lines == 1_000_000
     assert off.ctx_read(h, 999_999, 5).splitlines()[1] == "999999: " + big[:99]
     assert len(out[0]["content"]) < 1000
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", "a", "bb bb", "c" * 30, "d" * 75, "é🌍"]), min_size=1, max_size=40),
+    tail=st.booleans(),
+    chunk=st.integers(4, 120),
+    offset=st.integers(0, 45),
+    limit=st.integers(1, 12),
+)
+def test_read_agrees_with_slicing(
+    tmp_path_factory: Any, lines: list[str], tail: bool, chunk: int, offset: int, limit: int
+) -> None:
+    text = "\n".join(lines) + ("\n" if tail else "")
+    off = Offloader(
+        open_store(tmp_path_factory.mktemp("r") / "r.db"),
+        max_tokens=100,
+        preview_tokens=2,
+        chunk_chars=chunk,
+        max_line_chars=50,
+        read_max_tokens=10**6,
+    )
+    h = off.store_text(text).blob_id
+    out = off.ctx_read(h, offset, limit)
+    lines = text.split("\n") if text else []  # what a line is: a trailing newline ends the last one
+    if text.endswith("\n"):
+        lines.pop()
+    total = len(lines)
+    if total == 0:
+        assert out == f"[{h}: the result is empty (0 lines)]"
+        return
+    if offset >= total:
+        assert out.startswith(f"error: offset {offset} is past the end")
+        return
+    want = [
+        f"{i}: {line if len(line) <= 80 else line[:80] + f' [... line clipped: {len(line) - 80} more chars]'}"
+        for i, line in enumerate(lines)
+    ]
+    body = out.splitlines()
+    assert body[0] == f"[{h}: lines {offset}-{min(offset + limit, total) - 1} of {total}]"
+    assert body[1 : 1 + min(limit, total - offset)] == want[offset : offset + limit]

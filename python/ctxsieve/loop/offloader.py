@@ -194,9 +194,12 @@ class Offloader:
         problem = _count("offset", offset, 0) or _count("limit", limit, 1, 2000)
         if problem:
             return problem
-        if offset >= max(info.lines, 1):
-            last = f"0-{info.lines - 1}" if info.lines else "none: it is empty"
-            return f"error: offset {offset} is past the end of {handle}, which has {info.lines} lines ({last})"
+        if info.lines == 0:
+            return f"[{handle}: the result is empty (0 lines)]"
+        if offset >= info.lines:
+            return (
+                f"error: offset {offset} is past the end of {handle}, which has {info.lines} lines (0-{info.lines - 1})"
+            )
         lines, nxt = read_lines(
             self.store, info, offset, limit, max_line_chars=self._line_cap(), max_chars=self.read_max_chars
         )

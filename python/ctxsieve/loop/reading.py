@@ -51,6 +51,14 @@ def read_lines(
             line_no = chunk.first_line
         text = chunk.text
         pos = 0
+        if line_no < offset:
+            # skip the lines before the offset in C, not one find() per line
+            skip = offset - line_no
+            if text.count("\n") < skip:
+                line_no += text.count("\n")
+                continue
+            pos = len(text) - len(text.split("\n", skip)[-1])
+            line_no += skip
         while pos < len(text) and line_no < end:
             nl = text.find("\n", pos)
             stop = len(text) if nl < 0 else nl

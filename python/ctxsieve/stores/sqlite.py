@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
     payload TEXT NOT NULL, created REAL NOT NULL);
 """
 
+MMAP_BYTES = 256 << 20
+
 _RECORD_COLS = "id, text, scope, position, tags_json, audience, payload, created"
 _SCHEMA += index.SCHEMA
 
@@ -111,6 +113,9 @@ class SQLiteStore:
             conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            # Reads through mmap instead of read() copies: a 10 MB blob (1 MiB rows in overflow
+            # pages) came back in 8 ms instead of 26 ms, which is most of a 10 MB grep.
+            conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             # one transaction, so processes opening a new file at once do not race on the DDL
             conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
         except sqlite3.Error as exc:
