@@ -277,3 +277,10 @@ def test_pinned_memories_are_required(est: Any) -> None:
         session.turn("q", memories=[pinned, {"id": "x", "content": "optional"}]).admit()
     assert info.value.breakdown["memory"] == est("[memory who]\n" + "p" * 9_000 + "\n") > 2_000
     assert "'memory'" in str(info.value)
+
+
+def test_bad_turn_input_is_a_clear_error_or_empty() -> None:
+    with pytest.raises(ConfigError, match=r"tools\[1\]: expected a tool schema mapping"):
+        Session().turn("q", tools=[{"name": "ok"}, "not a schema"])
+    adm = Session().turn("q", history=None, memories=None, tools=None, skills=None).admit()  # type: ignore[arg-type]
+    assert adm.request.context is None and adm.report.counts["memory"]["candidates"] == 0

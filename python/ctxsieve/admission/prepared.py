@@ -31,6 +31,7 @@ from ctxsieve.admission.context import (
 )
 from ctxsieve.admission.limits import Limits
 from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
+from ctxsieve.errors import ConfigError
 
 
 def _prefix(costs: Sequence[int]) -> list[int]:
@@ -106,6 +107,11 @@ def prepare(
     audience: frozenset[str] | None,
 ) -> Prepared:
     notes: list[str] = []
+    for i, t in enumerate(tools):
+        if not isinstance(t, Mapping):
+            raise ConfigError(
+                f"tools[{i}]: expected a tool schema mapping (OpenAI or Anthropic), got {type(t).__name__}"
+            )
     system_text = system.render() if isinstance(system, SystemPrompt) else str(system)
     preamble = context_preamble(labels, attribution)
     lines = coerce_skills(skills)
