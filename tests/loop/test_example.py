@@ -44,3 +44,14 @@ def test_example_runs_as_a_script(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "Earlier you asked" in proc.stdout
+
+
+def test_docs_example_runs(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    # the first python block of docs/loop.md, exactly as a reader would paste it
+    doc = (ROOT / "docs" / "loop.md").read_text(encoding="utf-8")
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.setenv("CTXSIEVE_STORE_URL", "sqlite:///" + str(tmp_path / "docs.db"))
+    exec(compile(code, "docs/loop.md", "exec"), {"__name__": "docs_example"})
+    out = capsys.readouterr().out
+    assert "5000: step 5000: FAILED linker error" in out
+    assert "[build]: The linker fails when LTO is on" in out
