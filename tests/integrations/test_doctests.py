@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "ctxsieve.integrations._common",
     "ctxsieve.integrations.langchain",
+    "ctxsieve.integrations.mcp",
 ]
 
 

@@ -1,0 +1,129 @@
+"""MCP: ctxsieve's agent tools served over the Model Context Protocol.
+
+``mcp_server`` returns an ``MCPServer`` (mcp 2.x; ``FastMCP`` on mcp 1.x) with the tools of
+whichever helpers it is given: ``ctx_read`` / ``ctx_grep`` (an ``Offloader``),
+``session_search`` (a ``SessionHistory``), ``memory_add`` / ``memory_search`` /
+``memory_remove`` (a ``MemoryToolkit``) and ``build_context`` (a ``ContextEngine``). With
+``store=`` every helper not passed is created on that store, so one URL gives the whole set.
+
+Because the helpers read their store, the server can run in its own process next to the agent:
+``python -m ctxsieve.integrations.mcp --store sqlite:////path/ctx.db`` serves over stdio what
+the agent's ``Offloader`` wrote to that store (add ``--policy policy.yaml`` for
+``build_context``).
+
+Needs the ``mcp`` extra: ``pip install 'ctxsieve[mcp]'``.
+
+>>> import asyncio, tempfile
+>>> server = mcp_server(store="sqlite:///" + tempfile.mkdtemp() + "/ctx.db")
+>>> [t.name for t in asyncio.run(server.list_tools())]
+['ctx_read', 'ctx_grep', 'session_search', 'memory_add', 'memory_search', 'memory_remove']
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ctxsieve.integrations._common import context_tool, require
+from ctxsieve.loop.memory import MemoryToolkit
+from ctxsieve.loop.offloader import Offloader
+from ctxsieve.loop.session import SessionHistory
+from ctxsieve.stores import open_store
+
+_mcp = require("mcp", "mcp", "mcp")
+_types = require("mcp.types", "mcp", "mcp")
+
+if TYPE_CHECKING:
+    from ctxsieve.engine import ContextEngine
+
+INSTRUCTIONS = (
+    "Context tools for an agent. Tool results too large for the conversation were offloaded: "
+    "read them with ctx_read(handle, offset, limit) and search them with ctx_grep(handle, pattern). "
+    "session_search finds earlier parts of the conversation that are no longer in context; "
+    "memory_add / memory_search / memory_remove keep durable facts across sessions; "
+    "build_context gathers the knowledge that best fits a question."
+)
+
+# tools that only read: clients may call them without asking the user first
+_READ_ONLY = {"ctx_read", "ctx_grep", "session_search", "memory_search", "build_context"}
+
+
+def _server_class() -> Any:
+    try:  # mcp 2.x renamed FastMCP to MCPServer
+        return require("mcp.server.mcpserver", "mcp", "mcp").MCPServer
+    except ImportError:
+        return require("mcp.server.fastmcp", "mcp", "mcp").FastMCP
+
+
+def mcp_server(
+    engine: ContextEngine | None = None,
+    *,
+    offloader: Offloader | None = None,
+    history: SessionHistory | None = None,
+    memory: MemoryToolkit | None = None,
+    store: Any = None,
+    session_id: str = "default",
+    namespace: str | None = "default",
+    budget: int | None = None,
+    name: str = "ctxsieve",
+) -> Any:
+    """An MCP server with the tools of the helpers given (``store``, a store or a URL, creates
+    the missing ones on it). Raises ``ValueError`` when there would be no tool at all."""
+    if store is not None:
+        shared = open_store(store) if isinstance(store, str) else store
+        offloader = offloader or Offloader(shared)
+        history = history or SessionHistory(shared, session_id)
+        memory = memory or MemoryToolkit(shared, namespace=namespace)
+    fns: list[Any] = []
+    for helper in (offloader, history, memory):
+        if helper is not None:
+            fns.extend(helper.tools())
+    if engine is not None:
+        fns.append(context_tool(engine, budget=budget))
+    if not fns:
+        raise ValueError("mcp_server: give an engine, a store, or at least one of offloader, history, memory")
+    server = _server_class()(name, instructions=INSTRUCTIONS)
+    for fn in fns:
+        hints = {"readOnlyHint": fn.__name__ in _READ_ONLY, "openWorldHint": False}
+        if fn.__name__ == "memory_remove":
+            hints["destructiveHint"] = True
+        server.add_tool(
+            fn,
+            name=fn.__name__,
+            description=inspect.cleandoc(fn.__doc__ or fn.__name__),
+            # model_validate by the wire names: the Python field names differ between mcp 1 and 2
+            annotations=_types.ToolAnnotations.model_validate(hints),
+        )
+    return server
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve the tools over stdio: ``python -m ctxsieve.integrations.mcp --store URL``."""
+    parser = argparse.ArgumentParser(prog="python -m ctxsieve.integrations.mcp", description=main.__doc__)
+    parser.add_argument("--store", help="store URL (default: $CTXSIEVE_STORE_URL or the local SQLite file)")
+    parser.add_argument("--policy", help="a kind: ContextPolicy YAML file: adds build_context (extra 'yaml')")
+    parser.add_argument("--session", default="default", help="session id searched by session_search")
+    parser.add_argument("--namespace", default="default", help="memory namespace")
+    parser.add_argument("--name", default="ctxsieve", help="server name shown to clients")
+    args = parser.parse_args(argv)
+    engine = None
+    if args.policy:
+        from ctxsieve import load_engine
+
+        engine = load_engine(args.policy)
+    server = mcp_server(
+        engine,
+        store=args.store or open_store(),
+        session_id=args.session,
+        namespace=args.namespace,
+        name=args.name,
+    )
+    server.run("stdio")
+
+
+__all__ = ["INSTRUCTIONS", "main", "mcp_server"]
+
+if __name__ == "__main__":
+    main()
