@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import ctxsieve
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "agent_loop.py"
 
@@ -34,7 +36,8 @@ def test_example_loop(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_example_runs_as_a_script(tmp_path: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    # import ctxsieve from where this process did (source tree or installed wheel)
+    env = dict(os.environ, PYTHONPATH=str(Path(ctxsieve.__file__).resolve().parents[1]))
     proc = subprocess.run(
         [sys.executable, str(EXAMPLE), "sqlite:///" + str(tmp_path / "a.db")],
         capture_output=True,

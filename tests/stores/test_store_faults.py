@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+import ctxsieve
 from ctxsieve.stores import Record, StoreUnavailableError, open_store
 
-_PYTHONPATH = str(Path(__file__).resolve().parents[2] / "python")
+# the children import ctxsieve from where this process did (source tree or installed wheel)
+_PYTHONPATH = str(Path(ctxsieve.__file__).resolve().parents[1])
 
 # A writer that acknowledges each record on stdout only after put_records returned, and each
 # blob after put_blob returned; the parent kills it without warning while it keeps writing.
