@@ -44,9 +44,11 @@ test-rust: ## Rust unit tests (no Python needed)
 	cargo test
 
 .PHONY: test-python
-test-python: ## the pytest suite once per backend (native, then the pure-Python reference)
+test-python: ## the pytest suite and the package's docstring examples, once per backend
 	CTXSIEVE_BACKEND=native $(PYTEST) -q
+	CTXSIEVE_BACKEND=native $(PYTEST) -q --pyargs ctxsieve
 	CTXSIEVE_BACKEND=python $(PYTEST) -q
+	CTXSIEVE_BACKEND=python $(PYTEST) -q --pyargs ctxsieve
 
 .PHONY: test
 test: test-rust test-python bench-smoke ## everything CI tests: Rust, Python on both backends, bench smoke
