@@ -11,6 +11,7 @@ MODULES = [
     "ctxsieve.integrations._common",
     "ctxsieve.integrations.langchain",
     "ctxsieve.integrations.mcp",
+    "ctxsieve.integrations.pydantic_ai",
 ]
 
 
