@@ -149,7 +149,7 @@ def langchain_tools(
     return tools
 
 
-def _query(messages: Sequence[Any]) -> int | None:
+def last_human(messages: Sequence[Any]) -> int | None:
     """Index of the last human message (the one the window is built for), or None."""
     for k in range(len(messages) - 1, -1, -1):
         if messages[k].type == "human" and not parse_summary(content_text(messages[k].content)):
@@ -175,7 +175,7 @@ def insert_window(messages: Sequence[Any], window: Window) -> list[Any]:
     out = list(messages)
     r = render(window.items, window.query, window.layout)
     if r.context:
-        k = _query(out)
+        k = last_human(out)
         if k is not None:
             out.insert(k, HumanMessage(content=r.context, name="ctxsieve_context"))
     if r.system:
@@ -200,7 +200,7 @@ def with_context(engine: ContextEngine, *, budget: int | None = None) -> Any:
     """
 
     def _text_of(messages: list[Any]) -> str | None:
-        k = _query(messages)
+        k = last_human(messages)
         return None if k is None else content_text(messages[k].content)
 
     def add(value: Any) -> list[Any]:
@@ -216,4 +216,4 @@ def with_context(engine: ContextEngine, *, budget: int | None = None) -> Any:
     return _runnables.RunnableLambda(add, afunc=aadd, name="ctxsieve_context")
 
 
-__all__ = ["LangChainAdapter", "content_text", "insert_window", "langchain_tools", "with_context"]
+__all__ = ["LangChainAdapter", "content_text", "insert_window", "langchain_tools", "last_human", "with_context"]

@@ -1,0 +1,152 @@
+"""LangChain agents (``langchain`` 1.x): an ``AgentMiddleware`` for ``create_agent``.
+
+``ContextMiddleware`` does, before every model call of the agent loop:
+
+1. ``before_model``: offload tool results over the offloader's limit and compact the history
+   past the compactor's threshold, in the agent state itself (so the checkpointed thread stays
+   small, and each later call starts from the compacted history);
+2. ``wrap_model_call``: build the engine's window for the last human message and add it to
+   this one request only (stable block in the system message, the rest in a context message
+   before that human message); the window is never written to the state.
+
+It also registers the tools of the helpers it was given (``ctx_read``/``ctx_grep``,
+``session_search``, the memory tools), so the agent can read what was offloaded.
+
+Needs the ``langchain-agent`` extra: ``pip install 'ctxsieve[langchain-agent]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import copy
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from ctxsieve.integrations._common import require
+from ctxsieve.integrations.langchain import (
+    LangChainAdapter,
+    content_text,
+    insert_window,
+    langchain_tools,
+    last_human,
+)
+
+_middleware = require("langchain.agents.middleware", "langchain-agent", "langchain")
+_graph_message = require("langgraph.graph.message", "langchain-agent", "langchain")
+_messages = require("langchain_core.messages", "langchain", "langchain-core")
+AgentMiddleware: Any = _middleware.AgentMiddleware  # imported at run time, so typed as Any
+
+if TYPE_CHECKING:
+    from ctxsieve.engine import ContextEngine
+    from ctxsieve.loop.compactor import Compactor
+    from ctxsieve.loop.memory import MemoryToolkit
+    from ctxsieve.loop.offloader import Offloader
+    from ctxsieve.loop.session import SessionHistory
+    from ctxsieve.types import Window
+
+
+def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` from a sync hook: directly when no loop runs in this thread, else on a worker
+    thread with its own loop (a sync ``invoke`` called from async code)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def _with_adapter(helper: Any) -> Any:
+    # a copy, so the caller's helper keeps its own adapter and still shares its store
+    if helper is None or isinstance(helper.adapter, LangChainAdapter):
+        return helper
+    clone = copy.copy(helper)
+    clone.adapter = LangChainAdapter()
+    return clone
+
+
+class ContextMiddleware(AgentMiddleware):
+    """Offload, compact and add the window around each model call of a ``create_agent`` loop.
+
+    Every argument is optional; give the ones you want. ``history`` and ``memory`` only add
+    their tools (pass the same ``history`` to the compactor to archive what it summarises).
+    """
+
+    def __init__(
+        self,
+        engine: ContextEngine | None = None,
+        *,
+        compactor: Compactor | None = None,
+        offloader: Offloader | None = None,
+        history: SessionHistory | None = None,
+        memory: MemoryToolkit | None = None,
+        budget: int | None = None,
+    ):
+        super().__init__()
+        self.engine = engine
+        self.budget = budget
+        self.compactor = _with_adapter(compactor)
+        self.offloader = _with_adapter(offloader)
+        has_tools = offloader is not None or history is not None or memory is not None
+        self.tools = langchain_tools(offloader, history, memory) if has_tools else []
+
+    # -- before_model: the state itself ----------------------------------------------------
+
+    def _offloaded(self, state: Any) -> tuple[list[Any], list[Any]]:
+        old = list(state["messages"])
+        return old, (self.offloader.offload(old) if self.offloader is not None else old)
+
+    @staticmethod
+    def _update(old: list[Any], new: list[Any]) -> dict[str, Any] | None:
+        if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
+            return None
+        # add_messages replaces the whole list only through this marker; ids alone would keep
+        # the summarised messages that the new list leaves out
+        remove_all = _messages.RemoveMessage(id=_graph_message.REMOVE_ALL_MESSAGES)
+        return {"messages": [remove_all, *new]}
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        old, new = self._offloaded(state)
+        if self.compactor is not None:
+            new = _run(self.compactor.compact(new))
+        return self._update(old, new)
+
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        old, new = self._offloaded(state)
+        if self.compactor is not None:
+            new = await self.compactor.compact(new)
+        return self._update(old, new)
+
+    # -- wrap_model_call: this request only ------------------------------------------------
+
+    @staticmethod
+    def _with_window(request: Any, window: Window) -> Any:
+        head = [request.system_message] if request.system_message is not None else []
+        out = insert_window([*head, *request.messages], window)
+        if out and out[0].type == "system":
+            return request.override(system_message=out[0], messages=out[1:])
+        return request.override(messages=out)
+
+    def _query(self, request: Any) -> str | None:
+        if self.engine is None:
+            return None
+        k = last_human(request.messages)
+        return None if k is None else content_text(request.messages[k].content)
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        query = self._query(request)
+        if query is None or self.engine is None:
+            return handler(request)
+        window = _run(self.engine.build(query, budget=self.budget))
+        return handler(self._with_window(request, window))
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        query = self._query(request)
+        if query is None or self.engine is None:
+            return await handler(request)
+        window = await self.engine.build(query, budget=self.budget)
+        return await handler(self._with_window(request, window))
+
+
+__all__ = ["ContextMiddleware"]

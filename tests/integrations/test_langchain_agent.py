@@ -1,0 +1,132 @@
+"""LangChain agents: ContextMiddleware inside a real ``create_agent`` loop (LangGraph underneath).
+
+The chat model is scripted (a ``BaseChatModel`` subclass whose replies a function writes, and
+which records what it was sent); the agent loop, tool execution and state are LangChain's own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from integration_helpers import numbered
+from langchain.agents import create_agent
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import tool
+from pydantic import Field
+
+from ctxsieve import ContextEngine, StaticSource
+from ctxsieve.integrations.langchain import LangChainAdapter
+from ctxsieve.integrations.langchain_agent import ContextMiddleware
+from ctxsieve.loop import Compactor, Offloader, SessionHistory, SummaryRequest
+
+HANDLE = re.compile(r"ctx_[0-9a-f]{32}")
+
+
+class ScriptedModel(BaseChatModel):
+    script: Callable[[list[BaseMessage]], AIMessage]
+    seen: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+        self.seen.append(list(messages))
+        return ChatResult(generations=[ChatGeneration(message=self.script(messages))])
+
+    def bind_tools(self, tools: Any, **kw: Any) -> Any:
+        return self  # the script decides which tools to call
+
+
+@tool
+def fetch_logs() -> str:
+    """Fetch the service logs."""
+    return numbered(1000, "entry")
+
+
+def engine() -> ContextEngine:
+    return ContextEngine(
+        [
+            StaticSource("Quote log lines exactly.", name="rules", pinned=True),
+            StaticSource(["Incidents are logged as entry N."], name="kb", kind="knowledge", stability="volatile"),
+        ],
+        budget=400,
+    )
+
+
+def test_agent_offloads_a_huge_result_and_greps_it_back(store: Any) -> None:
+    def script(messages: list[BaseMessage]) -> AIMessage:
+        last = messages[-1]
+        if isinstance(last, HumanMessage):
+            return AIMessage("", tool_calls=[{"name": "fetch_logs", "args": {}, "id": "f1"}])
+        if isinstance(last, ToolMessage) and last.name == "fetch_logs":
+            handle = HANDLE.search(str(last.content)).group(0)  # type: ignore[union-attr]
+            args = {"handle": handle, "pattern": "^entry 512:"}
+            return AIMessage("", tool_calls=[{"name": "ctx_grep", "args": args, "id": "g1"}])
+        return AIMessage("found " + str(last.content))
+
+    model = ScriptedModel(script=script)
+    off = Offloader(store, max_tokens=300, preview_tokens=50)
+    agent = create_agent(
+        model,
+        tools=[fetch_logs],
+        system_prompt="You read logs.",
+        middleware=[ContextMiddleware(engine(), offloader=off)],
+    )
+    state = agent.invoke({"messages": [HumanMessage("what is at entry 512?")]})
+    final = state["messages"][-1]
+    assert "512: entry 512: " + "x" * 40 in final.content
+    # what the model was sent: the window around the conversation, for this call only
+    first = model.seen[0]
+    assert isinstance(first[0], SystemMessage) and first[0].content.startswith("You read logs.\n\nQuote log lines")
+    assert "Incidents are logged as entry N." in first[1].content and first[2].content == "what is at entry 512?"
+    # the second call saw the offloaded preview, not the thousand lines
+    sent = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
+    assert HANDLE.search(str(sent.content)) and "entry 999" not in str(sent.content)
+    # the state keeps the offloaded result (same id) and never the window
+    kept = [m for m in state["messages"] if isinstance(m, ToolMessage) and m.name == "fetch_logs"]
+    assert len(kept) == 1 and HANDLE.search(str(kept[0].content))
+    assert not any("Incidents are logged" in str(m.content) for m in state["messages"])
+
+
+async def test_agent_compacts_history_without_splitting_tool_calls(store: Any) -> None:
+    async def summarize(req: SummaryRequest) -> str:
+        return f"earlier: {len(req.messages)} messages about deploys"
+
+    def script(messages: list[BaseMessage]) -> AIMessage:
+        return AIMessage("deploy is green")
+
+    chat: list[BaseMessage] = []
+    for i in range(6):
+        chat += [
+            HumanMessage(f"deploy step {i}? " + "please " * 30),
+            AIMessage("", tool_calls=[{"name": "fetch_logs", "args": {}, "id": f"c{i}"}]),
+            ToolMessage(f"step {i} ok " * 30, tool_call_id=f"c{i}", name="fetch_logs"),
+            AIMessage(f"step {i} done " * 20),
+        ]
+    chat.append(HumanMessage("and now?"))
+    archive = SessionHistory(store, "deploys", adapter=LangChainAdapter())
+    comp = Compactor(summarize, threshold_tokens=500, keep_last=3, history=archive)
+    model = ScriptedModel(script=script)
+    mw = ContextMiddleware(compactor=comp, history=archive)
+    agent = create_agent(model, tools=[fetch_logs], middleware=[mw])
+    state = await agent.ainvoke({"messages": chat})
+    msgs = state["messages"]
+    a = LangChainAdapter()
+    summary = a.summary(msgs[0])
+    assert summary is not None and summary[1].startswith("earlier:") and summary[0] < len(chat)
+    assert msgs[-2].content == "and now?" and msgs[-1].content == "deploy is green"
+    for k, m in enumerate(msgs):  # no call without its result, no result without its call
+        for cid in a.tool_call_ids(m):
+            assert a.tool_result_ids(msgs[k + 1]) == [cid]
+        for rid in a.tool_result_ids(m):
+            assert rid in a.tool_call_ids(msgs[k - 1])
+    assert model.seen[0][0] is not None and a.summary(model.seen[0][0]) is not None
+    assert comp.adapter is None  # the middleware worked on a copy
+    # the session_search tool the middleware registered finds what was summarised away
+    assert [t.name for t in mw.tools] == ["session_search"]
+    assert "step 0 ok" in mw.tools[0].invoke({"query": "deploy step 0"})
