@@ -1,6 +1,6 @@
 """MCP: ctxsieve's agent tools served over the Model Context Protocol.
 
-``mcp_server`` returns an ``MCPServer`` (mcp 2.x; ``FastMCP`` on mcp 1.x) with the tools of
+``mcp_server`` returns an ``MCPServer`` (mcp 2.x's name for FastMCP) with the tools of
 whichever helpers it is given: ``ctx_read`` / ``ctx_grep`` (an ``Offloader``),
 ``session_search`` (a ``SessionHistory``), ``memory_add`` / ``memory_search`` /
 ``memory_remove`` (a ``MemoryToolkit``) and ``build_context`` (a ``ContextEngine``). With
@@ -32,8 +32,9 @@ from ctxsieve.loop.offloader import Offloader
 from ctxsieve.loop.session import SessionHistory
 from ctxsieve.stores import open_store
 
-_mcp = require("mcp", "mcp", "mcp")
 _types = require("mcp.types", "mcp", "mcp")
+# mcp 2.x renamed FastMCP to MCPServer; 1.x is not supported (its in-process client differs)
+_mcpserver = require("mcp.server.mcpserver", "mcp", "mcp>=2")
 
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
@@ -48,13 +49,6 @@ INSTRUCTIONS = (
 
 # tools that only read: clients may call them without asking the user first
 _READ_ONLY = {"ctx_read", "ctx_grep", "session_search", "memory_search", "build_context"}
-
-
-def _server_class() -> Any:
-    try:  # mcp 2.x renamed FastMCP to MCPServer
-        return require("mcp.server.mcpserver", "mcp", "mcp").MCPServer
-    except ImportError:
-        return require("mcp.server.fastmcp", "mcp", "mcp").FastMCP
 
 
 def mcp_server(
@@ -84,7 +78,7 @@ def mcp_server(
         fns.append(context_tool(engine, budget=budget))
     if not fns:
         raise ValueError("mcp_server: give an engine, a store, or at least one of offloader, history, memory")
-    server = _server_class()(name, instructions=INSTRUCTIONS)
+    server = _mcpserver.MCPServer(name, instructions=INSTRUCTIONS)
     for fn in fns:
         hints = {"readOnlyHint": fn.__name__ in _READ_ONLY, "openWorldHint": False}
         if fn.__name__ == "memory_remove":
@@ -93,7 +87,7 @@ def mcp_server(
             fn,
             name=fn.__name__,
             description=inspect.cleandoc(fn.__doc__ or fn.__name__),
-            # model_validate by the wire names: the Python field names differ between mcp 1 and 2
+            # by the wire names (camelCase), which the spec fixes, not the SDK's Python names
             annotations=_types.ToolAnnotations.model_validate(hints),
         )
     return server
