@@ -82,6 +82,26 @@ def test_units_and_the_split_system_prompt() -> None:
     assert split_system(parts) == parts  # already split: unchanged
 
 
+def test_offloader_on_returns_and_retries(store: Any) -> None:
+    msgs = [
+        ModelResponse([ToolCallPart("q", {}, tool_call_id="a"), ToolCallPart("r", {}, tool_call_id="b")]),
+        ModelRequest(
+            [
+                ToolReturnPart("q", {"rows": numbered(300).splitlines()}, tool_call_id="a"),
+                # pydantic-ai 2.x: a retry answering a call (RetryPromptPart is deprecated there)
+                ToolReturnPart("r", numbered(300, "bad field"), tool_call_id="b", outcome="retried"),
+                UserPromptPart("keep me"),
+            ]
+        ),
+    ]
+    out = Offloader(store, max_tokens=300, preview_tokens=50, adapter=PydanticAIAdapter()).offload(msgs)
+    ret, retry, user = out[1].parts
+    assert HANDLE.search(ret.content) and ret.tool_name == "q" and ret.tool_call_id == "a"
+    assert HANDLE.search(retry.content) and retry.tool_name == "r" and "bad field 0" in retry.content
+    assert user is msgs[1].parts[2] and out[0] is msgs[0]
+    assert isinstance(msgs[1].parts[0].content, dict)  # the caller's history is untouched
+
+
 async def test_processor_compacts_without_splitting_calls(store: Any) -> None:
     seen: list[SummaryRequest] = []
 

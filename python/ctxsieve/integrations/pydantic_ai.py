@@ -113,11 +113,12 @@ class PydanticAIAdapter:
     def replace_tool_result(self, message: Any, call_id: str, text: str) -> Any:
         parts, found = [], False
         for p in message.parts:
-            if _kind(p) == "tool-return" and str(p.tool_call_id) == call_id:
+            # a retry prompt answering the call (a long validation error) is replaced the same way
+            if _answers(p) and str(p.tool_call_id) == call_id:
                 p, found = dataclasses.replace(p, content=text), True
             parts.append(p)
         if not found:
-            raise KeyError(f"message carries no tool return for tool call {call_id!r}")
+            raise KeyError(f"message carries no result for tool call {call_id!r}")
         return dataclasses.replace(message, parts=parts)
 
     def make_summary(self, text: str, covered: int) -> Any:
