@@ -181,3 +181,28 @@ def test_explain_cli_prints_the_trace(tmp_path, capsys):
     assert doc["report"]["reasons"] == {"pinned": 1, "selected": 1, "budget": 1}
     assert main(["explain", "--config", str(tmp_path / "missing.yaml"), "--query", "q"]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_explain_cli_imports_named_objects(tmp_path, capsys, monkeypatch):
+    (tmp_path / "my_objects.py").write_text(
+        "from ctxsieve import ContextItem\n"
+        "def fetch(q):\n"
+        "    return [ContextItem('hit-1', 'about ' + q)]\n"
+        "OBJECTS = {'fetch': fetch}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "apiVersion: ctxsieve/v1\nkind: ContextPolicy\nspec:\n  budget: 100\n  sources:\n"
+        "    - {name: search, type: callable, fn: fetch}\n",
+        encoding="utf-8",
+    )
+    args = ["explain", "--config", str(policy), "--query", "refunds", "--format", "plain", "--prompt"]
+    assert main([*args, "--objects", "my_objects:OBJECTS"]) == 0
+    out = capsys.readouterr().out
+    assert "hit-1" in out and "about refunds" in out
+    assert main([*args, "--objects", "my_objects"]) == 2
+    assert "expected module:attribute" in capsys.readouterr().err
+    assert main(args) == 2
+    assert "no object named 'fetch'" in capsys.readouterr().err
