@@ -11,7 +11,7 @@
 //! All arithmetic is in integers (counts times fixed-point costs, summed in u128), so the
 //! native and reference estimates are identical on every input.
 
-pub const NUM_FEATURES: usize = 22;
+pub const NUM_FEATURES: usize = 29;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -26,7 +26,7 @@ pub const NEWLINE: usize = 6;
 pub const OTHER_WS: usize = 7;
 pub const PUNCT: usize = 8;
 pub const CTRL: usize = 9;
-pub const U2: usize = 10;
+pub const U2_CYRILLIC: usize = 10;
 pub const U3_KANA: usize = 11;
 pub const U3_CJK: usize = 12;
 pub const U3_OTHER: usize = 13;
@@ -38,6 +38,13 @@ pub const MIXED_CHAR: usize = 18;
 pub const MIXED_RUN: usize = 19;
 pub const RARE_BIGRAM: usize = 20;
 pub const PUNCT_REPEAT: usize = 21;
+pub const U2_LATIN: usize = 22;
+pub const U3_SYMBOL: usize = 23;
+pub const U2_GREEK: usize = 24;
+pub const U2_RTL: usize = 25;
+pub const U3_INDIC: usize = 26;
+pub const U3_HANGUL: usize = 27;
+pub const U3_FULLWIDTH: usize = 28;
 
 /// "No class yet" for the previous-class state at the start of a text.
 const NONE: u8 = u8::MAX;
@@ -55,22 +62,42 @@ const fn ascii_class(b: u8) -> u8 {
     }) as u8
 }
 
-/// Class of every byte value as a lead byte (ASCII classes; multi-byte by length; 0xE3 and
-/// 0xE4..=0xE9 lead U+3000..U+3FFF and U+4000..U+9FFF).
+/// Class of every byte value as a lead byte: ASCII classes, then the code-point range each
+/// group of lead bytes covers (see the reference's `char_class`).
 const LEAD: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         t[b] = match b {
             0x00..=0x7F => ascii_class(b as u8),
-            0x80..=0xDF => U2 as u8, // 0xC0..=0xDF lead 2-byte sequences; stray 0x80..=0xBF too
-            0xE3 => U3_KANA as u8,
-            0xE4..=0xE9 => U3_CJK as u8,
-            0xE0..=0xEF => U3_OTHER as u8,
+            0xC0..=0xCB => U2_LATIN as u8,     // U+0080..U+02FF
+            0xCC..=0xCF => U2_GREEK as u8,     // U+0300..U+03FF
+            0xD0..=0xD4 => U2_CYRILLIC as u8,  // U+0400..U+053F
+            0x80..=0xDF => U2_RTL as u8,       // U+0540..U+07FF; stray continuation bytes too
+            0xE0 => U3_INDIC as u8,            // U+0800..U+0FFF
+            0xE1 => U3_OTHER as u8,            // U+1000..U+1FFF
+            0xE2 => U3_SYMBOL as u8,           // U+2000..U+2FFF
+            0xE3 => U3_KANA as u8,             // U+3000..U+3FFF
+            0xE4..=0xE9 => U3_CJK as u8,       // U+4000..U+9FFF
+            0xEA..=0xED => U3_HANGUL as u8,    // U+A000..U+DFFF, surrogatepass surrogates too
+            0xEE..=0xEF => U3_FULLWIDTH as u8, // U+E000..U+FFFF
             _ => U4 as u8,
         };
         b += 1;
     }
+    t
+};
+
+/// Word classes (ASCII letters and every two-byte class), indexed by class; 256 entries so
+/// that `NONE` (no previous class) indexes it too.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    t[LOWER] = true;
+    t[UPPER] = true;
+    t[U2_LATIN] = true;
+    t[U2_GREEK] = true;
+    t[U2_CYRILLIC] = true;
+    t[U2_RTL] = true;
     t
 };
 
@@ -135,7 +162,7 @@ const COMMON: [u32; 27] = {
 
 #[inline]
 fn is_word(c: u8) -> bool {
-    c == LOWER as u8 || c == UPPER as u8 || c == U2 as u8
+    WORD[c as usize]
 }
 
 /// The feature counts of one text (UTF-8 or surrogatepass bytes), indexed like `FEATURES`.
@@ -236,8 +263,8 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 f[PUNCT_RUN] += 1;
                 prev = c;
             }
-            U2 => {
-                f[U2] += 1;
+            U2_LATIN | U2_GREEK | U2_CYRILLIC | U2_RTL => {
+                f[c as usize] += 1;
                 f[WORD_START] += u64::from(!is_word(prev));
                 i += seq_len(b);
                 prev = c;
@@ -348,13 +375,25 @@ mod tests {
 
     #[test]
     fn multibyte_classes_by_lead_byte() {
-        let f = features("é中あ😀\u{2014}".as_bytes());
+        let f = features("é中あ😀\u{2014}Жक".as_bytes());
         assert_eq!(
-            (f[U2], f[U3_CJK], f[U3_KANA], f[U4], f[U3_OTHER]),
+            (f[U2_LATIN], f[U3_CJK], f[U3_KANA], f[U4], f[U3_SYMBOL]),
             (1, 1, 1, 1, 1)
         );
-        // a lone surrogate's surrogatepass form (0xED 0xA0 0x80) is one u3_other
-        assert_eq!(features(&[0xED, 0xA0, 0x80])[U3_OTHER], 1);
+        assert_eq!((f[U2_CYRILLIC], f[U3_INDIC]), (1, 1));
+        let f = features("α한ﾊ\u{1000}\u{0540}".as_bytes());
+        assert_eq!(
+            (
+                f[U2_GREEK],
+                f[U3_HANGUL],
+                f[U3_FULLWIDTH],
+                f[U3_OTHER],
+                f[U2_RTL]
+            ),
+            (1, 1, 1, 1, 1)
+        );
+        // a lone surrogate's surrogatepass form (0xED 0xA0 0x80) is one u3_hangul
+        assert_eq!(features(&[0xED, 0xA0, 0x80])[U3_HANGUL], 1);
         // malformed input never panics
         let _ = features(&[0x80, 0xFF, 0xE4]);
     }
@@ -386,7 +425,7 @@ mod tests {
     fn cost_checks_mirror_the_reference() {
         assert_eq!(
             check_costs(&[0; 3]).unwrap_err().to_string(),
-            "costs: expected 22 items (one per feature), got 3"
+            "costs: expected 29 items (one per feature), got 3"
         );
         let mut c = [0i128; NUM_FEATURES];
         c[4] = -1;

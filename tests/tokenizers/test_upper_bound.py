@@ -18,15 +18,16 @@ TARGETS = (0.01, 0.05, 0.20)
 LIMITS = {family: TARGETS for family in FAMILIES}
 LIMITS.update(
     {
-        "cl100k": (0.01, 0.055, 0.20),
-        "llama3": (0.01, 0.055, 0.20),
-        "mistral-tekken": (0.01, 0.065, 0.20),
-        "mistral-sp": (0.01, 0.06, 0.215),
-        "claude-legacy": (0.01, 0.05, 0.235),
+        "o200k": (0.01, 0.05, 0.29),
+        "llama3": (0.01, 0.05, 0.21),
+        "deepseek": (0.01, 0.05, 0.24),
+        "mistral-tekken": (0.01, 0.055, 0.20),
+        "mistral-sp": (0.01, 0.06, 0.22),
+        "claude-legacy": (0.01, 0.07, 0.20),
     }
 )
-# "any" must bound every family on all but 1 % of documents, by at most 6 %; it over-counts a lot
-ANY_LIMITS = (0.01, 0.06, 0.80)
+# "any" must bound every family on all but 1 % of documents, by at most 6.5 %; it over-counts a lot
+ANY_LIMITS = (0.01, 0.065, 0.85)
 
 
 def test_every_family_has_a_profile() -> None:

@@ -5,15 +5,23 @@ This module is the reference (the executable specification of the native
 when the native backend is live, else the reference.
 
 Features of a text (``FEATURES``, in this order), counted over its code points; a lone
-surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_other``:
+surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul``:
 
 * ``doc``: 1 for a non-empty text (every non-empty text costs at least one token).
 * one class per code point: ``lower`` a-z, ``upper`` A-Z, ``digit`` 0-9, ``space`` a space not
   after a space, ``space_repeat`` a space after a space (indentation), ``newline`` ``\\n``,
   ``other_ws`` tab, CR, VT, FF, ``punct`` other printable ASCII, ``ctrl`` other ASCII controls and
-  DEL, ``u2`` U+0080-U+07FF, ``u3_kana`` U+3000-U+3FFF (CJK punctuation, kana), ``u3_cjk``
-  U+4000-U+9FFF (CJK ideographs), ``u3_other`` the rest of U+0800-U+FFFF, ``u4`` U+10000 and up.
-* events: ``word_start`` a word character (ASCII letter or ``u2``) not after one, or an upper
+  DEL; two-byte sequences: ``u2_latin`` U+0080-U+02FF (accented Latin), ``u2_greek``
+  U+0300-U+03FF (combining marks, Greek), ``u2_cyrillic`` U+0400-U+053F, ``u2_rtl``
+  U+0540-U+07FF (Armenian, Hebrew, Arabic, Syriac, Thaana, NKo); three-byte: ``u3_indic``
+  U+0800-U+0FFF (Indic, Thai, Lao, Tibetan), ``u3_other`` U+1000-U+1FFF (Myanmar, Georgian,
+  Ethiopic, Vietnamese letters, ...), ``u3_symbol`` U+2000-U+2FFF (dashes, curly quotes,
+  arrows, math, box drawing), ``u3_kana`` U+3000-U+3FFF (CJK punctuation, kana), ``u3_cjk``
+  U+4000-U+9FFF (CJK ideographs), ``u3_hangul`` U+A000-U+DFFF (Yi, Hangul syllables; lone
+  surrogates land here too), ``u3_fullwidth`` U+E000-U+FFFF (private use, compatibility
+  ideographs, fullwidth forms, U+FFFD); ``u4`` U+10000 and up. Each range is what one set of
+  UTF-8 lead bytes covers.
+* events: ``word_start`` a word character (ASCII letter or any ``u2_*``) not after one, or an upper
   after a lower (camelCase splits); ``digit_run`` a digit not after a digit; ``punct_run`` a
   ``punct`` not after one; ``punct_repeat`` a ``punct`` equal to the code point before it
   (counted there instead of in ``punct``: "=====" and "----" merge into few tokens);
@@ -51,7 +59,7 @@ FEATURES = (
     "other_ws",
     "punct",
     "ctrl",
-    "u2",
+    "u2_cyrillic",
     "u3_kana",
     "u3_cjk",
     "u3_other",
@@ -63,10 +71,20 @@ FEATURES = (
     "mixed_run",
     "rare_bigram",
     "punct_repeat",
+    "u2_latin",
+    "u3_symbol",
+    "u2_greek",
+    "u2_rtl",
+    "u3_indic",
+    "u3_hangul",
+    "u3_fullwidth",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
-U2, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
+U2_CYRILLIC, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
 WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM, PUNCT_REPEAT = range(15, 22)
+U2_LATIN, U3_SYMBOL, U2_GREEK, U2_RTL, U3_INDIC, U3_HANGUL, U3_FULLWIDTH = range(22, 29)
+U2_CLASSES = frozenset((U2_LATIN, U2_GREEK, U2_CYRILLIC, U2_RTL))
+WORD_CLASSES = frozenset((LOWER, UPPER)) | U2_CLASSES
 NUM_FEATURES = len(FEATURES)
 SCALE = 1000
 MIXED_MIN = 6
@@ -132,15 +150,29 @@ def char_class(cp: int) -> int:
     """The class of one code point (``SPACE`` before the space/space_repeat split)."""
     if cp < 0x80:
         return _ASCII[cp]
+    # ranges follow UTF-8 lead bytes, so the native side classifies by one table lookup
     if cp < 0x800:
-        return U2
+        if cp < 0x300:
+            return U2_LATIN
+        if cp < 0x400:
+            return U2_GREEK
+        return U2_CYRILLIC if cp < 0x540 else U2_RTL
     if cp < 0x10000:
-        if 0x3000 <= cp < 0x4000:
-            return U3_KANA
-        if 0x4000 <= cp < 0xA000:
-            return U3_CJK
-        return U3_OTHER
+        for limit, cls in _U3:
+            if cp < limit:
+                return cls
     return U4
+
+
+_U3 = (
+    (0x1000, U3_INDIC),
+    (0x2000, U3_OTHER),
+    (0x3000, U3_SYMBOL),
+    (0x4000, U3_KANA),
+    (0xA000, U3_CJK),
+    (0xE000, U3_HANGUL),
+    (0x10000, U3_FULLWIDTH),
+)
 
 
 def features(text: str) -> list[int]:
@@ -187,16 +219,16 @@ def features(text: str) -> list[int]:
                     run_lower += 1
                 else:
                     run_upper += 1
-                if not (prev == LOWER or prev == UPPER or prev == U2) or (c == UPPER and prev == LOWER):
+                if prev not in WORD_CLASSES or (c == UPPER and prev == LOWER):
                     run_words += 1
         else:
             if run_len:
                 flush()
             if c == SPACE:
                 f[SPACE_REPEAT if prev == SPACE else SPACE] += 1
-            elif c == U2:
-                f[U2] += 1
-                if not (prev == LOWER or prev == UPPER or prev == U2):
+            elif c in U2_CLASSES:
+                f[c] += 1
+                if prev not in WORD_CLASSES:
                     f[WORD_START] += 1
             elif c == PUNCT:
                 if prev != PUNCT:
