@@ -109,6 +109,29 @@ def test_memory_search(benchmark: Any, store: SQLiteStore) -> None:
     benchmark(mem.search, query, 5)
 
 
+def test_memory_search_unpruned(benchmark: Any, store: SQLiteStore) -> None:
+    # one mid-frequency word (in ~4% of records): every posting is scored, nothing is pruned
+    mem = MemoryToolkit(store, namespace="bench")
+    df = store._conn.execute("SELECT df FROM term_df WHERE coll = 'memory' AND term = 'w100'").fetchone()[0]
+    assert 2_000 < df < 15_000
+    assert len(mem.search("w100", 5)) == 5
+    benchmark.extra_info["postings"] = df
+    t = check_target(lambda: mem.search("w100", 5), STORE_TARGET_S, "memory, unpruned")
+    benchmark.extra_info["median_ms"] = t * 1000
+    benchmark.group = "loop-store-100k"
+    benchmark(mem.search, "w100", 5)
+
+
+def test_memory_search_common_words_only(benchmark: Any, store: SQLiteStore) -> None:
+    # the worst case, reported without a target: only very common words, so the rarest one
+    # (in most records) is scored whole
+    mem = MemoryToolkit(store, namespace="bench")
+    assert len(mem.search("w1 w2", 5)) == 5
+    benchmark.extra_info["median_ms"] = median_seconds(lambda: mem.search("w1 w2", 5)) * 1000
+    benchmark.group = "loop-store-100k-worst"
+    benchmark(mem.search, "w1 w2", 5)
+
+
 def test_memory_add_remove(benchmark: Any, store: SQLiteStore) -> None:
     mem = MemoryToolkit(store, namespace="bench")
 
@@ -129,7 +152,9 @@ def test_memory_add_remove(benchmark: Any, store: SQLiteStore) -> None:
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: Any) -> tuple[Offloader, str]:
     off = Offloader(open_store(tmp_path_factory.mktemp("grep") / "g.db"), max_tokens=2000, preview_tokens=200)
-    lines = [f"2026-11-29 12:{i % 60:02d} INFO worker-{i % 17} handled request {i} in {i % 97} ms" for i in range(150_000)]
+    lines = [
+        f"2026-11-29 12:{i % 60:02d} INFO worker-{i % 17} handled request {i} in {i % 97} ms" for i in range(150_000)
+    ]
     for i in range(0, 150_000, 15_000):
         lines[i] = f"2026-11-29 12:00 ERROR worker-3 request {i} failed: upstream reset"
     text = "\n".join(lines)
