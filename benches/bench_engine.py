@@ -162,6 +162,7 @@ def test_build_1k_ours(benchmark, corpora):
 
 @pytest.mark.benchmark(group="build-1k")
 def test_build_1k_peer(benchmark, corpora):
+    pytest.importorskip("astromesh_context", reason="the peer is a bench-only dev dependency")
     engine = peer(corpora["1k"])
     check(build_peer(engine), 1_000)
     benchmark.pedantic(build_peer, args=(engine,), rounds=3, iterations=1)
