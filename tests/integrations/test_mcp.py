@@ -111,15 +111,31 @@ def test_needs_at_least_one_tool() -> None:
         mcp_server()
 
 
+POLICY = """\
+apiVersion: ctxsieve/v1
+kind: ContextPolicy
+metadata: {name: ops}
+spec:
+  budget: 500
+  sources:
+    - {name: kb, type: static, kind: knowledge, stability: volatile, text: ["Backups run nightly at 02:00."]}
+"""
+
+
 async def test_stdio_server_in_its_own_process(tmp_path: Path) -> None:
+    """The agent's process offloads into a store; a separate server process reads it back."""
     url = "sqlite:///" + str(tmp_path / "shared.db")
     handle = offloaded_handle(open_store(url))
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY, encoding="utf-8")
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "ctxsieve.integrations.mcp", "--store", url, "--name", "ctx-test"],
+        args=["-m", "ctxsieve.integrations.mcp", "--store", url, "--policy", str(policy), "--name", "ctx-test"],
         env=dict(os.environ),  # the backend choice (CTXSIEVE_BACKEND) reaches the server too
     )
     async with Client(params, read_timeout_seconds=60) as client:
         assert client.server_info is not None and client.server_info.name == "ctx-test"
         text = text_of(await client.call_tool("ctx_read", {"handle": handle, "offset": 7, "limit": 1}))
+        context = text_of(await client.call_tool("build_context", {"query": "when do backups run?"}))
     assert text.splitlines()[1] == "7: line 7: " + "x" * 40
+    assert "Backups run nightly at 02:00." in context
