@@ -72,8 +72,10 @@ class ContextEngine:
         if layout not in LAYOUTS:
             raise ConfigError(f"layout: must be 'seed' or 'cache', got {layout!r}")
         self.layout = layout
-        if dedupe_threshold is not None and not (
-            isinstance(dedupe_threshold, (int, float)) and 0 < dedupe_threshold <= 1
+        if dedupe_threshold is not None and (
+            isinstance(dedupe_threshold, bool)
+            or not isinstance(dedupe_threshold, (int, float))
+            or not 0 < dedupe_threshold <= 1
         ):
             raise ConfigError(f"dedupe_threshold: must be in (0, 1] or None, got {dedupe_threshold!r}")
         self.dedupe_threshold = dedupe_threshold
@@ -118,6 +120,8 @@ class ContextEngine:
 
     def _start(self, query: str) -> tuple[list[Any], list[Any]]:
         """Call every source: immediate results, and awaitables for the rest (or None)."""
+        if not isinstance(query, str):
+            raise TypeError(f"query: expected str, got {type(query).__name__}")
         results: list[Any] = [None] * len(self.configs)
         pending: list[Any] = [None] * len(self.configs)
         for k, c in enumerate(self.configs):

@@ -71,6 +71,13 @@ def test_bad_configuration_fails_at_construction(build, message):
     assert message in str(info.value)
 
 
+def test_query_must_be_text():
+    with pytest.raises(TypeError, match="query: expected str, got bytes"):
+        ContextEngine([KB], budget=10).build_sync(b"q")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="dedupe_threshold"):
+        ContextEngine([KB], budget=10, dedupe_threshold=True)
+
+
 def test_token_counts_are_computed_once_per_distinct_text():
     calls = []
 
