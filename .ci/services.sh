@@ -9,8 +9,9 @@
 # Installs the Debian packages when missing (apt-get update first), runs both servers as
 # background daemons under one state directory on free ports, waits until each accepts
 # connections and creates the database. Idempotent: sourcing it again reuses servers that are
-# still answering. It never calls `exit` (that would end the caller's shell) and leaves the
-# caller's `set -e` state alone; on failure it prints why and returns non-zero.
+# still answering. It never calls `exit` (that would end the caller's shell), runs with its own
+# shell options and restores the caller's (`set -euo pipefail` callers are fine); on failure it
+# prints why and returns non-zero, which stops a `set -e` caller.
 
 _ctxsieve_log() { printf 'services.sh: %s\n' "$*" >&2; }
 
@@ -116,7 +117,9 @@ _ctxsieve_services() {
     fi
     if ! _ctxsieve_pg_up "$pport"; then
         # a stale server from an earlier run may still hold the data directory
-        [ -d "$dir/pg/data" ] && _ctxsieve_as_postgres "$(_ctxsieve_pg_bin)/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null 2>&1
+        if [ -d "$dir/pg/data" ]; then
+            _ctxsieve_as_postgres "$(_ctxsieve_pg_bin)/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null 2>&1 || true
+        fi
         _ctxsieve_start_postgres "$dir" || return 1
         pport=$(cat "$dir/pg/port")
     fi
@@ -125,4 +128,16 @@ _ctxsieve_services() {
     _ctxsieve_log "Redis on 127.0.0.1:$rport, PostgreSQL on 127.0.0.1:$pport (state in $dir)"
 }
 
+# run with known options and give the caller its own back (not via $(set +o): a command
+# substitution does not see errexit, so it would "restore" it off)
+_ctxsieve_flags=$-
+_ctxsieve_pipefail=0
+shopt -qo pipefail && _ctxsieve_pipefail=1
+set +e +u +o pipefail
 _ctxsieve_services
+_ctxsieve_rc=$?
+case $_ctxsieve_flags in *e*) set -e ;; esac
+case $_ctxsieve_flags in *u*) set -u ;; esac
+[ "$_ctxsieve_pipefail" = 1 ] && set -o pipefail
+unset _ctxsieve_flags _ctxsieve_pipefail
+return "$_ctxsieve_rc" 2>/dev/null || exit "$_ctxsieve_rc"
