@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
 
-from ctxsieve import CallableSource, ContextEngine, ContextError, SourceConfig, StaticSource
+from ctxsieve import CallableSource, ContextEngine, ContextError, ScoredKnapsack, SourceConfig, StaticSource
 from ctxsieve.types import ContextItem
 
 from .helpers import item
@@ -142,3 +143,22 @@ async def test_build_sync_inside_a_running_loop_says_what_to_do():
         engine.build_sync("q")
     # sources that answer from memory need no loop, so build_sync works here too
     assert [i.id for i in ContextEngine([GOOD], budget=100).build_sync("q").items] == ["ok"]
+
+
+async def test_large_async_builds_leave_the_event_loop_free():
+    threads = []
+
+    class Recording(ScoredKnapsack):
+        def select(self, pool, budget):
+            threads.append(threading.current_thread())
+            return super().select(pool, budget)
+
+    many = StaticSource([item(f"k{i}", i / 3000) for i in range(2500)], name="kb")
+    engine = ContextEngine([many], budget=500, policy=Recording())
+    window = await engine.build("q")
+    small = ContextEngine([StaticSource([item("one")], name="kb")], budget=500, policy=Recording())
+    await small.build("q")
+    # the big build's stages ran on a worker thread, the small one's on the loop's own thread
+    assert threads[0] is not threading.main_thread() and threads[1] is threading.main_thread()
+    assert window.to_text() == engine.build_sync("q").to_text()
+    assert threads[2] is threading.main_thread()  # build_sync never hops
