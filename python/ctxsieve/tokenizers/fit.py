@@ -18,7 +18,7 @@ the relative error of each feature; the linear program puts the slack where it i
 
 >>> import numpy as np
 >>> c = solve_costs(np.array([[1.0, 4.0], [1.0, 8.0]]), np.array([2.0, 3.0]))
->>> [round(x, 3) for x in c]
+>>> [round(float(x), 3) for x in c]
 [1.0, 0.25]
 """
 
