@@ -63,6 +63,22 @@ def test_history_source_reads_a_growing_list_and_keeps_ids_stable():
     assert HistorySource(lambda: msgs).candidates("q")[1].content == "assistant: two"
 
 
+def test_history_items_are_reused_until_a_message_changes():
+    msgs = [{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"}]
+    src = HistorySource(msgs)
+    first = src.candidates("q")
+    again = src.candidates("q")
+    assert all(a is b for a, b in zip(first, again))  # nothing re-serialised
+    msgs[1] = {"role": "assistant", "content": "TWO"}  # replaced message
+    msgs[0]["content"] = "ONE"  # replaced content
+    third = src.candidates("q")
+    assert [i.content for i in third] == ["user: ONE", "assistant: TWO"]
+    msgs.insert(0, {"role": "user", "content": "zero"})  # positions shift: ids and scores move
+    shifted = src.candidates("q")
+    assert [(i.id, i.score) for i in shifted] == [("history:0", 0.0), ("history:1", 1.0), ("history:2", 2.0)]
+    assert shifted[1].content == "user: ONE"
+
+
 class Pipeline:
     def __init__(self, hits):
         self.hits = hits

@@ -94,22 +94,33 @@ class HistorySource:
         self.messages = messages
         self.name = name
         self.stability = stability
-        # a unit's item is rebuilt only when its messages change, so a long conversation
-        # does not pay for re-serialising every turn on every call
-        self._cache: dict[int, tuple[str, ContextItem]] = {}
+        # start index -> (the unit's messages, their contents, position, item): a unit whose
+        # messages are the same objects with the same content objects as on the last call
+        # keeps its item, so a long conversation is not re-serialised on every call. Holding
+        # the messages keeps their ids from being reused while cached. Edit a message by
+        # replacing it (or its content), not by mutating nested fields in place.
+        self._cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
 
     def candidates(self, query: str) -> list[ContextItem]:
         msgs = self.messages() if callable(self.messages) else self.messages
         out = []
+        cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
         for k, (start, unit) in enumerate(units(msgs)):
-            text = unit_text(unit)
+            contents = [m.get("content") for m in unit]
             hit = self._cache.get(start)
-            if hit is not None and hit[0] == text and hit[1].score == k:
-                out.append(hit[1])
+            if (
+                hit is not None
+                and hit[2] == k
+                and len(hit[0]) == len(unit)
+                and all(a is b for a, b in zip(hit[0], unit))
+                and all(a is b for a, b in zip(hit[1], contents))
+            ):
+                cache[start] = hit
+                out.append(hit[3])
                 continue
             item = ContextItem(
                 f"{self.name}:{start}",
-                text,
+                unit_text(unit),
                 self.name,
                 "history",
                 self.stability,
@@ -117,6 +128,7 @@ class HistorySource:
                 order_key=f"{start:08d}",
                 meta={"messages": [dict(m) for m in unit], "role": unit[0].get("role")},
             )
-            self._cache[start] = (text, item)
+            cache[start] = (unit, contents, k, item)
             out.append(item)
+        self._cache = cache
         return out
