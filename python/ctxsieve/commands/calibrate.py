@@ -25,7 +25,12 @@ TEXT_SUFFIXES = (".txt", ".md", ".py", ".json", ".jsonl", ".rst", ".csv", ".yaml
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("calibrate", help="fit a calibrated token-estimator profile", description=__doc__)
+    p = subparsers.add_parser(
+        "calibrate",
+        help="fit a calibrated token-estimator profile",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument(
         "--tokenizer",
         action="append",
