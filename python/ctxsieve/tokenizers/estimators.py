@@ -70,13 +70,17 @@ def tokenizer_estimator(tok: Tokenizer, name: str) -> Estimator:
     return Estimator(name, tok.count, exact=True)
 
 
-@functools.lru_cache(maxsize=32)
 def get_estimator(name: str = DEFAULT_ESTIMATOR) -> Estimator:
     """The estimator for ``name`` (see the module docstring). Raises ``ConfigError`` for an
     unknown name, ``TokenizerFileError`` for a missing or malformed file, and
     ``MissingExtraError`` when the tokenizer library is not installed."""
     if not isinstance(name, str):
         raise ConfigError(f"estimator name must be a str, got {type(name).__name__}")
+    return _cached(name)
+
+
+@functools.lru_cache(maxsize=32)
+def _cached(name: str) -> Estimator:
     kind, sep, arg = name.partition(":") if ":" in name else name.partition("/")
     kind = kind.strip().lower()
     if kind == "bytes" and sep == "/":
