@@ -16,6 +16,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
 from ctxsieve import ContextEngine, StaticSource
@@ -58,16 +59,22 @@ def engine() -> ContextEngine:
     )
 
 
-def test_agent_offloads_a_huge_result_and_greps_it_back(store: Any) -> None:
+def test_agent_offloads_a_huge_result_and_reads_it_back(store: Any) -> None:
+    handles: list[str] = []
+
     def script(messages: list[BaseMessage]) -> AIMessage:
         last = messages[-1]
         if isinstance(last, HumanMessage):
             return AIMessage("", tool_calls=[{"name": "fetch_logs", "args": {}, "id": "f1"}])
         if isinstance(last, ToolMessage) and last.name == "fetch_logs":
-            handle = HANDLE.search(str(last.content)).group(0)  # type: ignore[union-attr]
-            args = {"handle": handle, "pattern": "^entry 512:"}
+            handles.append(HANDLE.search(str(last.content)).group(0))  # type: ignore[union-attr]
+            args = {"handle": handles[0], "pattern": "^entry 512:"}
             return AIMessage("", tool_calls=[{"name": "ctx_grep", "args": args, "id": "g1"}])
-        return AIMessage("found " + str(last.content))
+        if isinstance(last, ToolMessage) and last.name == "ctx_grep":
+            # a long read: more than the offload limit, and still handed over whole
+            args = {"handle": handles[0], "offset": 0, "limit": 2000}
+            return AIMessage("", tool_calls=[{"name": "ctx_read", "args": args, "id": "r1"}])
+        return AIMessage("done")
 
     model = ScriptedModel(script=script)
     off = Offloader(store, max_tokens=300, preview_tokens=50)
@@ -76,10 +83,10 @@ def test_agent_offloads_a_huge_result_and_greps_it_back(store: Any) -> None:
         tools=[fetch_logs],
         system_prompt="You read logs.",
         middleware=[ContextMiddleware(engine(), offloader=off)],
+        checkpointer=InMemorySaver(),
     )
-    state = agent.invoke({"messages": [HumanMessage("what is at entry 512?")]})
-    final = state["messages"][-1]
-    assert "512: entry 512: " + "x" * 40 in final.content
+    config = {"configurable": {"thread_id": "t1"}}
+    state = agent.invoke({"messages": [HumanMessage("what is at entry 512?")]}, config)
     # what the model was sent: the window around the conversation, for this call only
     first = model.seen[0]
     assert isinstance(first[0], SystemMessage) and first[0].content.startswith("You read logs.\n\nQuote log lines")
@@ -87,10 +94,22 @@ def test_agent_offloads_a_huge_result_and_greps_it_back(store: Any) -> None:
     # the second call saw the offloaded preview, not the thousand lines
     sent = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
     assert HANDLE.search(str(sent.content)) and "entry 999" not in str(sent.content)
-    # the state keeps the offloaded result (same id) and never the window
+    grep = model.seen[2][-1]
+    assert "512: entry 512: " + "x" * 40 in grep.content
+    # the read result is over the limit too, but the agent gets the lines, not another handle
+    read = model.seen[3][-1]
+    assert read.name == "ctx_read" and off.over_limit(read.content)
+    assert "1: entry 1: " in read.content and "offloaded:" not in read.content
+    # the state keeps the offloaded result (same id) and never the window, and no checkpoint of
+    # the thread ever held the whole log
     kept = [m for m in state["messages"] if isinstance(m, ToolMessage) and m.name == "fetch_logs"]
     assert len(kept) == 1 and HANDLE.search(str(kept[0].content))
     assert not any("Incidents are logged" in str(m.content) for m in state["messages"])
+    snapshots = list(agent.get_state_history(config))
+    assert len(snapshots) > 4
+    for snap in snapshots:
+        for m in snap.values.get("messages", []):
+            assert not (m.name == "fetch_logs" and "entry 999" in str(m.content))
 
 
 async def test_agent_compacts_history_without_splitting_tool_calls(store: Any) -> None:

@@ -132,6 +132,7 @@ async def test_agent_run_offloads_then_greps_the_handle(store: Any) -> None:
     off = Offloader(store, max_tokens=300, preview_tokens=50)
     seen: list[list[ModelMessage]] = []
     tool_defs: list[Any] = []
+    handles: list[str] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen.append(list(messages))
@@ -141,11 +142,14 @@ async def test_agent_run_offloads_then_greps_the_handle(store: Any) -> None:
             return ModelResponse([ToolCallPart("fetch_logs", {}, tool_call_id="f1")])
         if len(seen) == 2:
             preview = str(returns(last)[0].content)
-            handle = HANDLE.search(preview).group(0)  # type: ignore[union-attr]
+            handles.append(HANDLE.search(preview).group(0))  # type: ignore[union-attr]
             return ModelResponse(
-                [ToolCallPart("ctx_grep", {"handle": handle, "pattern": "^entry 377:"}, tool_call_id="g1")]
+                [ToolCallPart("ctx_grep", {"handle": handles[0], "pattern": "^entry 377:"}, tool_call_id="g1")]
             )
-        return ModelResponse([TextPart("found: " + str(returns(last)[0].content))])
+        if len(seen) == 3:  # a read longer than the offload limit: still handed over whole
+            args = {"handle": handles[0], "offset": 0, "limit": 2000}
+            return ModelResponse([ToolCallPart("ctx_read", args, tool_call_id="r1")])
+        return ModelResponse([TextPart("found: " + str(returns(seen[2][-1])[0].content))])
 
     agent = Agent(
         FunctionModel(model),
@@ -161,6 +165,8 @@ async def test_agent_run_offloads_then_greps_the_handle(store: Any) -> None:
 
     result = await agent.run("what happened at entry 377?")
     assert "377: entry 377: " + "x" * 40 in result.output
+    read = str(returns(seen[3][-1])[0].content)
+    assert off.over_limit(read) and "1: entry 1: " in read and "offloaded:" not in read
     preview = str(returns(seen[1][-1])[0].content)
     assert "entry 0:" in preview and "entry 999" not in preview and len(preview) < 1500
     assert {t.name for t in tool_defs} >= {"ctx_read", "ctx_grep", "fetch_logs"}

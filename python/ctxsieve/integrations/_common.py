@@ -44,6 +44,13 @@ def require(module: str, extra: str, package: str) -> ModuleType:
         raise
 
 
+# The offloader's own read tools: their results are never offloaded again. A read may return up
+# to the offloader's limit in characters plus a header, which can estimate over its token limit
+# (always so for non-ASCII text), and offloading it would hand the agent a new handle instead of
+# the lines it asked for.
+READ_TOOLS = frozenset({"ctx_read", "ctx_grep"})
+
+
 def agent_tools(
     offloader: Offloader | None = None,
     history: SessionHistory | None = None,

@@ -2,9 +2,12 @@
 
 ``ContextMiddleware`` does, before every model call of the agent loop:
 
-1. ``before_model``: offload tool results over the offloader's limit and compact the history
-   past the compactor's threshold, in the agent state itself (so the checkpointed thread stays
-   small, and each later call starts from the compacted history);
+1. ``wrap_tool_call``: offload a tool result over the offloader's limit as it is written,
+   before the thread is checkpointed (``ctx_read``/``ctx_grep`` results excepted: the agent
+   asked for those lines);
+   ``before_model``: the same for results already in the state, then compact the history past
+   the compactor's threshold, in the agent state itself (so each later call starts from the
+   compacted history);
 2. ``wrap_model_call``: build the engine's window for the last human message and add it to
    this one request only (stable block in the system message, the rest in a context message
    before that human message); the window is never written to the state.
@@ -23,7 +26,7 @@ import copy
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import require
+from ctxsieve.integrations._common import READ_TOOLS, require
 from ctxsieve.integrations.langchain import (
     LangChainAdapter,
     content_text,
@@ -93,9 +96,14 @@ class ContextMiddleware(AgentMiddleware):
 
     # -- before_model: the state itself ----------------------------------------------------
 
+    def _offload(self, message: Any) -> Any:
+        if self.offloader is None or (message.type == "tool" and message.name in READ_TOOLS):
+            return message
+        return self.offloader.offload([message])[0]
+
     def _offloaded(self, state: Any) -> tuple[list[Any], list[Any]]:
         old = list(state["messages"])
-        return old, (self.offloader.offload(old) if self.offloader is not None else old)
+        return old, [self._offload(m) for m in old]
 
     @staticmethod
     def _update(old: list[Any], new: list[Any]) -> dict[str, Any] | None:
@@ -117,6 +125,17 @@ class ContextMiddleware(AgentMiddleware):
         if self.compactor is not None:
             new = await self.compactor.compact(new)
         return self._update(old, new)
+
+    # -- wrap_tool_call: a huge result is offloaded as it is written -------------------------
+    # (before the tools node's output is checkpointed, so the thread never stores it whole)
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        result = handler(request)
+        return self._offload(result) if isinstance(result, _messages.ToolMessage) else result
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        result = await handler(request)
+        return self._offload(result) if isinstance(result, _messages.ToolMessage) else result
 
     # -- wrap_model_call: this request only ------------------------------------------------
 

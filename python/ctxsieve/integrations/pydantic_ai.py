@@ -27,7 +27,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import agent_tools, context_tool, require, window_text
+from ctxsieve.integrations._common import READ_TOOLS, agent_tools, context_tool, require, window_text
 from ctxsieve.loop.adapters import parse_summary, summary_header
 
 _pai = require("pydantic_ai", "pydantic-ai", "pydantic-ai-slim")
@@ -173,8 +173,9 @@ def _with_adapter(helper: Any) -> Any:
 
 
 class HistoryProcessor:
-    """Before each model request: offload tool results over the offloader's limit, then compact
-    past the compactor's threshold (either may be None). ``last`` is the compactor's report of
+    """Before each model request: offload tool results over the offloader's limit (except
+    ``ctx_read``/``ctx_grep`` results), then compact past the compactor's threshold (either may
+    be None). ``last`` is the compactor's report of
     the latest request. The current request is never summarised: ``keep_last`` must be >= 1."""
 
     def __init__(self, compactor: Compactor | None = None, offloader: Offloader | None = None):
@@ -189,10 +190,20 @@ class HistoryProcessor:
     def last(self) -> CompactionReport | None:
         return None if self.compactor is None else self.compactor.last
 
+    def _offload(self, message: Any) -> Any:
+        # part by part rather than Offloader.offload, to leave ctx_read/ctx_grep results alone
+        off = self.offloader
+        if off is None or message.kind != "request":
+            return message
+        for p in message.parts:
+            if _answers(p) and p.tool_name not in READ_TOOLS:
+                text = part_text(p)
+                if off.over_limit(text):
+                    message = off.adapter.replace_tool_result(message, str(p.tool_call_id), off.cap(text))
+        return message
+
     async def __call__(self, messages: list[Any]) -> list[Any]:
-        out = split_system(messages)
-        if self.offloader is not None:
-            out = self.offloader.offload(out)
+        out = [self._offload(m) for m in split_system(messages)]
         if self.compactor is not None:
             out = await self.compactor.compact(out)
         return out
