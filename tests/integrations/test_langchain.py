@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.runnables import RunnableLambda
 
 from ctxsieve import ContextEngine, StaticSource
-from ctxsieve.integrations.langchain import LangChainAdapter, langchain_tools, with_context
+from ctxsieve.integrations.langchain import LangChainAdapter, langchain_tools, offload, with_context
 from ctxsieve.loop import Compactor, MemoryToolkit, Offloader, SessionHistory, SummaryRequest, units
 
 HANDLE = re.compile(r"ctx_[0-9a-f]{32}")
@@ -92,6 +92,18 @@ def test_offloader_replaces_a_huge_result_and_keeps_ids(store: Any) -> None:
     assert "row 0:" in big.content and "row 199" not in big.content and HANDLE.search(big.content)
     assert chat[8].content == numbered(200)  # the caller's message is untouched
     assert all(o is m for k, (o, m) in enumerate(zip(out, chat)) if k != 8)
+
+
+def test_offload_leaves_read_results_alone(store: Any) -> None:
+    off = Offloader(store, max_tokens=300, preview_tokens=50, adapter=LangChainAdapter())
+    chat = [
+        call("a", "b"),
+        ToolMessage(numbered(200), tool_call_id="a", name="fetch"),
+        ToolMessage(numbered(200), tool_call_id="b", name="ctx_read"),
+    ]
+    out = offload(off, chat)
+    assert HANDLE.search(out[1].content) and out[2] is chat[2] and out[0] is chat[0]
+    assert HANDLE.search(off.offload(chat)[2].content)  # what plain offload() would have done
 
 
 def test_offloader_keeps_non_text_blocks(store: Any) -> None:

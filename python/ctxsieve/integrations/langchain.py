@@ -4,6 +4,8 @@
   ``Compactor``, ``Offloader`` and ``SessionHistory`` work on a LangChain conversation. Copies
   keep the message ``id`` (LangGraph's ``add_messages`` replaces a message by id), the tool call
   id, the tool name and any artifact.
+* ``offload``: ``Offloader.offload`` for a LangChain list, leaving ``ctx_read``/``ctx_grep``
+  results alone (the agent asked for those lines).
 * ``langchain_tools``: ``ctx_read``, ``ctx_grep``, ``session_search``, the memory tools and
   ``build_context`` as ``StructuredTool``s.
 * ``with_context``: a runnable from a message list to the same list with a ``ContextEngine``
@@ -25,7 +27,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import agent_tools, context_tool, context_tool_sync, require
+from ctxsieve.integrations._common import READ_TOOLS, agent_tools, context_tool, context_tool_sync, require
 from ctxsieve.loop.adapters import parse_summary, summary_header
 from ctxsieve.stages.render import render
 
@@ -117,6 +119,21 @@ class LangChainAdapter:
         if message.type != "human":
             return None
         return parse_summary(content_text(message.content))
+
+
+def offload(offloader: Offloader, messages: Sequence[Any]) -> list[Any]:
+    """``offloader.offload(messages)`` for a LangChain list, except the results of ``ctx_read``
+    and ``ctx_grep`` (by ``ToolMessage.name``): those are the lines the agent asked for, and a
+    long read may estimate over the limit it was cut to. Unchanged messages are the same objects."""
+    a = offloader.adapter if isinstance(offloader.adapter, LangChainAdapter) else LangChainAdapter()
+    out = []
+    for m in messages:
+        if m.type == "tool" and m.name not in READ_TOOLS:
+            for call_id, text in a.tool_results(m):
+                if offloader.over_limit(text):
+                    m = a.replace_tool_result(m, call_id, offloader.cap(text))
+        out.append(m)
+    return out
 
 
 def langchain_tools(
@@ -216,4 +233,12 @@ def with_context(engine: ContextEngine, *, budget: int | None = None) -> Any:
     return _runnables.RunnableLambda(add, afunc=aadd, name="ctxsieve_context")
 
 
-__all__ = ["LangChainAdapter", "content_text", "insert_window", "langchain_tools", "last_human", "with_context"]
+__all__ = [
+    "LangChainAdapter",
+    "content_text",
+    "insert_window",
+    "langchain_tools",
+    "last_human",
+    "offload",
+    "with_context",
+]

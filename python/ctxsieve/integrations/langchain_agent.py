@@ -26,13 +26,14 @@ import copy
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import READ_TOOLS, require
+from ctxsieve.integrations._common import require
 from ctxsieve.integrations.langchain import (
     LangChainAdapter,
     content_text,
     insert_window,
     langchain_tools,
     last_human,
+    offload,
 )
 
 _middleware = require("langchain.agents.middleware", "langchain-agent", "langchain")
@@ -97,13 +98,11 @@ class ContextMiddleware(AgentMiddleware):
     # -- before_model: the state itself ----------------------------------------------------
 
     def _offload(self, message: Any) -> Any:
-        if self.offloader is None or (message.type == "tool" and message.name in READ_TOOLS):
-            return message
-        return self.offloader.offload([message])[0]
+        return message if self.offloader is None else offload(self.offloader, [message])[0]
 
     def _offloaded(self, state: Any) -> tuple[list[Any], list[Any]]:
         old = list(state["messages"])
-        return old, [self._offload(m) for m in old]
+        return old, (old if self.offloader is None else offload(self.offloader, old))
 
     @staticmethod
     def _update(old: list[Any], new: list[Any]) -> dict[str, Any] | None:
