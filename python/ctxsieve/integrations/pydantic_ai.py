@@ -175,8 +175,8 @@ def _with_adapter(helper: Any) -> Any:
 class HistoryProcessor:
     """Before each model request: offload tool results over the offloader's limit (except
     ``ctx_read``/``ctx_grep`` results), then compact past the compactor's threshold (either may
-    be None). ``last`` is the compactor's report of
-    the latest request. The current request is never summarised: ``keep_last`` must be >= 1."""
+    be None). ``last`` is the compactor's report for the latest request. The current request is
+    never summarised: the compactor's ``keep_last`` must be >= 1."""
 
     def __init__(self, compactor: Compactor | None = None, offloader: Offloader | None = None):
         if compactor is None and offloader is None:
@@ -233,7 +233,8 @@ def pydantic_ai_tools(
 
 def context_instructions(engine: ContextEngine, *, budget: int | None = None) -> Any:
     """An async instructions function: the window ``engine`` builds for the run's text prompt
-    (nothing when the run has no text prompt, e.g. a continued run)."""
+    (nothing when the run has no text prompt, e.g. a continued run). PydanticAI evaluates
+    instructions for every model request of a run, so the engine builds once per request."""
 
     async def ctxsieve_context(ctx: Any) -> str:
         prompt = ctx.prompt
