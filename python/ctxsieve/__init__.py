@@ -16,6 +16,8 @@ from ctxsieve.engine import ContextEngine
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
 from ctxsieve.scorer import LLMScorer, openai_compatible
+from ctxsieve.session import ContextSession
+from ctxsieve.session_window import SessionCut, SessionWindow
 from ctxsieve.sources import (
     CallableSource,
     HistorySource,
@@ -49,6 +51,7 @@ __all__ = [
     "ContextEngine",
     "ContextError",
     "ContextItem",
+    "ContextSession",
     "Everything",
     "FixedSlots",
     "HistorySource",
@@ -64,6 +67,8 @@ __all__ = [
     "ScoredItem",
     "ScoredKnapsack",
     "Session",
+    "SessionCut",
+    "SessionWindow",
     "Signals",
     "SourceConfig",
     "StaticSource",

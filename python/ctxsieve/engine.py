@@ -17,11 +17,12 @@ import asyncio
 import dataclasses
 import inspect
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ctxsieve.errors import ConfigError, ContextError
+from ctxsieve.session import DEFAULT_GAP_NOTICE, DEFAULT_MAX_PROMPT_TOKENS, ContextSession
 from ctxsieve.sources.base import SourceConfig
 from ctxsieve.sources.history import HistorySource
 from ctxsieve.stages.calibrate import calibrate
@@ -189,8 +190,18 @@ class ContextEngine:
         calibrate(cands, self._weights, self._modes)
         return cands
 
-    def _complete(self, query: str, cands: Candidates, events: list[str], budget: Budget) -> Window:
+    def _complete(
+        self,
+        query: str,
+        cands: Candidates,
+        events: list[str],
+        budget: Budget,
+        mark: Callable[[Candidates], None] | None = None,
+    ) -> Window:
         dedupe(cands, self.dedupe_threshold)
+        if mark is not None:
+            # a ContextSession decides here, before the policy, what it has already shown
+            mark(cands)
         included = select(cands, self.policy, budget)
         ordered = order(cands, included)
         for i in ordered:
@@ -257,6 +268,17 @@ class ContextEngine:
             if inspect.iscoroutine(p):
                 p.close()  # never awaited: close it so it does not warn
         raise ContextError("build_sync() was called inside a running event loop: use `await engine.build(...)`")
+
+    def session(
+        self,
+        *,
+        max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
+        cut_to: float = 0.5,
+        gap_notice: str = DEFAULT_GAP_NOTICE,
+    ) -> ContextSession:
+        """A ``ContextSession`` over this engine: one append-only prompt for a conversation,
+        so the provider's prefix cache serves every earlier turn (see ``ctxsieve.session``)."""
+        return ContextSession(self, max_prompt_tokens=max_prompt_tokens, cut_to=cut_to, gap_notice=gap_notice)
 
     def build_many(self, queries: Iterable[str], *, max_workers: int | None = None) -> list[Window]:
         """Windows for many queries, built on threads (the native kernels release the GIL)."""

@@ -39,6 +39,11 @@ INCLUDED_REASONS = ("pinned", "min_items", "selected")
 EXCLUDED_REASONS = ("deprecated", "below_floor", "source_cap", "budget", "duplicate_of")
 # Prefixes of Trace.events: ``source_error:<source>:<why>`` and ``scorer_fallback:<reason>``.
 EVENT_KINDS = ("source_error", "scorer_fallback")
+# What only a ContextSession records (ctxsieve.session): ``already_shown:<turn>`` and
+# ``in_transcript`` reasons; ``session_cut:<turns>:<tokens omitted>:<tokens kept>`` and
+# ``stable_changed:<id>`` events.
+SESSION_REASONS = ("already_shown", "in_transcript")
+SESSION_EVENT_KINDS = ("session_cut", "stable_changed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +314,8 @@ __all__ = [
     "INCLUDED_REASONS",
     "KINDS",
     "LAYOUTS",
+    "SESSION_EVENT_KINDS",
+    "SESSION_REASONS",
     "STABILITIES",
     "Budget",
     "ContextItem",

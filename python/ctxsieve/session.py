@@ -1,0 +1,301 @@
+"""ContextSession: one append-only prompt for a whole conversation, built for the prompt cache.
+
+A ``Window`` is one call's prompt, rebuilt from scratch: in the cache layout its freshly
+retrieved context sits in a transient message that the next call replaces, so only the system
+block and the history can be a cached prefix. A session instead keeps every turn where the model
+first saw it: system (the stable block, frozen at the first call) + for each earlier turn [the
+context it added, the query, the reply] + this turn's new context + the query. Each call's
+prompt then extends the previous one byte for byte, and a provider's prefix cache serves all of
+it but the new turn.
+
+* Candidates the session already shows (same id, same normalised text, or a near-duplicate by
+  the engine's ``dedupe_threshold``: the dedupe kernel's own rules) are not sent again; their
+  trace reason is ``already_shown:<turn>`` and ``SessionWindow.present`` lists what they matched.
+* The engine's ``budget`` applies to what a call adds. The transcript has its own ceiling,
+  ``max_prompt_tokens``: when a call could exceed it, the oldest turns go in ONE cut, down to
+  ``cut_to`` of the ceiling, so the cached prefix breaks rarely; the trace records
+  ``session_cut:<turns>:<tokens omitted>:<tokens kept>`` and a gap notice opens the transcript.
+* The session is the conversation: history candidates (a ``HistorySource``) are left out as
+  ``in_transcript``. Record each answer with ``record_reply``.
+
+>>> from ctxsieve import ContextEngine, StaticSource
+>>> engine = ContextEngine([StaticSource("Answer briefly.", pinned=True)], budget=100)
+>>> session = engine.session()
+>>> first = session.build_sync("hello")
+>>> session.record_reply("Hi!")
+>>> second = session.build_sync("how are you?")
+>>> second.to_text().startswith(first.to_text()), second.trace.entries[0].reason
+(True, 'already_shown:1')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from ctxsieve import kernels
+from ctxsieve.errors import ConfigError, ContextError
+from ctxsieve.session_window import SessionCut, SessionWindow
+from ctxsieve.stages.render import block, stable_block, stable_prefix_hash
+from ctxsieve.stages.score import rescore
+from ctxsieve.stages.transcript import SessionTurn, transcript_text, turn_text
+from ctxsieve.types import Budget, ContextItem
+
+if TYPE_CHECKING:
+    from ctxsieve.engine import ContextEngine
+    from ctxsieve.stages.candidates import Candidates
+
+# Sized for today's model windows: a 128k-token window less an output reserve, tool schemas and
+# the error of a bytes/3 estimate. Set it to your model's input limit.
+DEFAULT_MAX_PROMPT_TOKENS = 100_000
+DEFAULT_GAP_NOTICE = "({turns} earlier turns of this conversation were left out to keep the prompt within its limit.)"
+
+
+class ContextSession:
+    """The append-only prompt of one conversation over ``engine``; see the module docstring.
+
+    ``max_prompt_tokens``: the transcript's ceiling (estimated tokens). ``cut_to``: the share of
+    the ceiling a cut leaves (0.5: one cut, then room for as many turns again). ``gap_notice``:
+    the text shown after a cut (``{turns}`` is the number of turns left out), or ``""``.
+    """
+
+    def __init__(
+        self,
+        engine: ContextEngine,
+        *,
+        max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
+        cut_to: float = 0.5,
+        gap_notice: str = DEFAULT_GAP_NOTICE,
+    ):
+        if isinstance(max_prompt_tokens, bool) or not isinstance(max_prompt_tokens, int):
+            raise ConfigError(f"max_prompt_tokens: must be an int, got {max_prompt_tokens!r}")
+        if max_prompt_tokens <= engine.budget.total:
+            raise ConfigError(
+                f"max_prompt_tokens: must exceed the engine's per-call budget ({engine.budget.total}),"
+                f" got {max_prompt_tokens}"
+            )
+        if isinstance(cut_to, bool) or not isinstance(cut_to, (int, float)) or not 0 < cut_to < 1:
+            raise ConfigError(f"cut_to: must be in (0, 1), got {cut_to!r}")
+        if not isinstance(gap_notice, str):
+            raise ConfigError(f"gap_notice: must be a str, got {type(gap_notice).__name__}")
+        self.engine = engine
+        self.max_prompt_tokens = max_prompt_tokens
+        self.cut_to = float(cut_to)
+        self.gap_notice = gap_notice
+        self.system: str | None = None  # the stable block, frozen by the first call
+        self.system_tokens = 0
+        self.notice = ""
+        self.cuts: list[SessionCut] = []
+        self._stable: list[ContextItem] = []
+        self._turns: list[SessionTurn] = []  # the retained turns, oldest first
+        self._added: dict[int, list[ContextItem]] = {}  # turn number -> the items it added
+        self._count = 0
+        self._omitted = 0
+        self._busy = False
+
+    @property
+    def turns(self) -> tuple[SessionTurn, ...]:
+        """The turns the transcript holds now, oldest first."""
+        return tuple(self._turns)
+
+    def record_reply(self, reply: str) -> None:
+        """The assistant's answer to the last call; it joins the transcript after that call's query."""
+        if not isinstance(reply, str):
+            raise TypeError(f"reply: expected str, got {type(reply).__name__}")
+        if not self._turns:
+            raise ContextError("record_reply: no call has been built in this session yet")
+        last = self._turns[-1]
+        if last.reply is not None:
+            raise ContextError(f"record_reply: turn {last.number} already has a reply")
+        last = dataclasses.replace(last, reply=reply)
+        self._turns[-1] = dataclasses.replace(last, tokens=self._count_text(turn_text(last)))
+
+    # -- building ----------------------------------------------------------------------------
+
+    async def build(self, query: str, *, budget: int | None = None) -> SessionWindow:
+        """The next call's prompt for ``query``; ``budget`` overrides what this call may add."""
+        self._enter()
+        try:
+            eng = self.engine
+            b = eng._budget_for(budget)
+            results, pending = eng._start(query)
+            return await self._run(query, results, pending, b)
+        finally:
+            self._busy = False
+
+    def build_sync(self, query: str, *, budget: int | None = None) -> SessionWindow:
+        """``build`` without an event loop of your own (none is started when every source
+        answers from memory and there is no scorer)."""
+        self._enter()
+        try:
+            eng = self.engine
+            b = eng._budget_for(budget)
+            results, pending = eng._start(query)
+            if eng.scorer is None and all(p is None for p in pending):
+                lists, events = eng._check(results)
+                return self._finish(query, eng._prepare((lists, events)), events, b)
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return asyncio.run(self._run(query, results, pending, b))
+            for p in pending:
+                if inspect.iscoroutine(p):
+                    p.close()  # never awaited: close it so it does not warn
+            raise ContextError("build_sync() was called inside a running event loop: use `await session.build(...)`")
+        finally:
+            self._busy = False
+
+    def _enter(self) -> None:
+        # turns are appended in order: two builds at once would interleave one transcript
+        if self._busy:
+            raise ContextError("a ContextSession builds one call at a time: await the previous build first")
+        self._busy = True
+
+    async def _run(self, query: str, results: list[Any], pending: list[Any], budget: Budget) -> SessionWindow:
+        eng = self.engine
+        lists, events = eng._check(await eng._settle(results, pending))
+        cands = eng._prepare((lists, events))
+        if eng.scorer is not None:
+            event = await rescore(cands, eng.scorer, query)
+            if event is not None:
+                events.append(event)
+        return self._finish(query, cands, events, budget)
+
+    def _finish(self, query: str, cands: Candidates, events: list[str], budget: Budget) -> SessionWindow:
+        number = self._count + 1
+        keep, cut = self._plan_cut(number, query, budget)
+        shown = self._shown(keep)
+        found: list[int] = []
+        window = self.engine._complete(query, cands, events, budget, mark=lambda c: self._mark(c, shown, found))
+        # from here on nothing can fail: the cut and the turn are committed together
+        if cut is not None:
+            for t in self._turns[: len(self._turns) - keep]:
+                self._added.pop(t.number, None)
+            self._turns = self._turns[len(self._turns) - keep :]
+            self._omitted += cut.omitted_turns
+            self.notice = self.gap_notice.format(turns=self._omitted) if self.gap_notice else ""
+            self.cuts.append(cut)
+            events.append(cut.event)
+        fresh = list(window.items)  # history never gets here: it is in_transcript
+        if self.system is None:
+            self._stable = [i for i in fresh if i.stability == "stable"]
+            self.system = stable_block(self._stable)
+            self.system_tokens = self._count_text(self.system) if self.system else 0
+            fresh = [i for i in fresh if i.stability != "stable"]
+        else:
+            # the system block's bytes never change: a stable item that was not in it joins
+            # this turn's context instead, and the trace says so
+            events += [f"stable_changed:{i.id}" for i in fresh if i.stability == "stable"]
+        turn = SessionTurn(number, query, "\n\n".join(block(i) for i in fresh), tuple(i.id for i in fresh))
+        turn = dataclasses.replace(turn, tokens=self._count_text(turn_text(turn)))
+        self._turns.append(turn)
+        self._added[number] = fresh
+        self._count = number
+        matched = tuple(dict.fromkeys(found))  # several candidates may match one shown item
+        text = transcript_text(self.system, self.notice, self._turns)
+        return SessionWindow(
+            window=window,
+            turn=number,
+            system=self.system,
+            notice=self.notice,
+            turns=tuple(self._turns),
+            shown=tuple(shown[k] for k in matched),
+            prompt_tokens=self._count_text(text),
+            stable_prefix_hash=stable_prefix_hash(self.system),
+            stable_prefix_tokens=self.system_tokens,
+            cut=cut,
+        )
+
+    # -- what is already shown ---------------------------------------------------------------
+
+    def _shown(self, keep: int) -> list[tuple[ContextItem, int]]:
+        """``(item, turn that showed it)`` for the system block and the ``keep`` newest turns."""
+        out = [(i, 1) for i in self._stable]
+        for t in self._turns[len(self._turns) - keep :]:
+            out += [(i, t.number) for i in self._added.get(t.number, ())]
+        return out
+
+    def _mark(self, cands: Candidates, shown: list[tuple[ContextItem, int]], found: list[int]) -> None:
+        """Runs after the engine's dedupe, before its policy: history is the transcript's, and
+        what matches a shown item is ``already_shown:<turn>`` (``found`` gets its index)."""
+        reasons = cands.reasons
+        todo = []
+        for i, r in enumerate(reasons):
+            if r is None:
+                if cands.history[i]:
+                    reasons[i] = "in_transcript"
+                else:
+                    todo.append(i)
+        if not shown or not todo:
+            return
+        m = len(shown)
+        threshold = self.engine.dedupe_threshold
+        if threshold is None:
+            # the engine does not look for near-duplicates: only the same id or the same text
+            by_id: dict[str, int] = {}
+            by_hash: dict[int, int] = {}
+            for k, (item, _) in enumerate(shown):
+                by_id.setdefault(item.id, k)
+                h = kernels.content_hash(item.content)
+                if h is not None:
+                    by_hash.setdefault(h, k)
+            for i in todo:
+                hit = by_id.get(cands.ids[i])
+                if hit is None:
+                    h = kernels.content_hash(cands.texts[i])
+                    hit = by_hash.get(h) if h is not None else None
+                if hit is not None:
+                    reasons[i] = f"already_shown:{shown[hit][1]}"
+                    found.append(hit)
+            return
+        # one kernel call: shown items are pinned, so they are visited first and never dropped,
+        # and a candidate that matches one is reported as its duplicate
+        result = kernels.dedupe(
+            [item.content for item, _ in shown] + [cands.texts[i] for i in todo],
+            [item.id for item, _ in shown] + [cands.ids[i] for i in todo],
+            [0.0] * m + [cands.final[i] for i in todo],
+            pinned=[True] * m + [False] * len(todo),
+            threshold=threshold,
+        )
+        dup = result.duplicate_of
+        for j, i in enumerate(todo):
+            k = dup[m + j]
+            if 0 <= k < m:
+                reasons[i] = f"already_shown:{shown[k][1]}"
+                found.append(k)
+
+    # -- the ceiling -------------------------------------------------------------------------
+
+    def _plan_cut(self, number: int, query: str, budget: Budget) -> tuple[int, SessionCut | None]:
+        """How many of the newest turns stay, and the cut if there is one. The new turn is
+        counted at its most (the whole budget plus the query), so a cut is decided before the
+        candidates are marked: what a cut removes may be shown again in the same call."""
+        turns = self._turns
+        new = budget.total + self._count_text(query)
+        held = sum(t.tokens for t in turns)
+        notice = self._count_text(self.notice) if self.notice else 0
+        if self.system_tokens + notice + held + new <= self.max_prompt_tokens:
+            return len(turns), None
+        target = self.cut_to * self.max_prompt_tokens
+        base = self.system_tokens + new + (self._count_text(self.gap_notice) if self.gap_notice else 0)
+        if base > self.max_prompt_tokens:
+            raise ContextError(
+                f"the session's system block ({self.system_tokens} tokens) and one call's budget and query"
+                f" ({new}) alone exceed max_prompt_tokens ({self.max_prompt_tokens})"
+            )
+        keep, kept = 0, 0
+        for t in reversed(turns):
+            if base + kept + t.tokens > target:
+                break
+            keep += 1
+            kept += t.tokens
+        if keep == len(turns):
+            return keep, None
+        return keep, SessionCut(number, len(turns) - keep, held - kept, self.system_tokens + kept)
+
+    def _count_text(self, text: str) -> int:
+        # uncached: a transcript is a new string on every call, and the estimator's cache would
+        # keep every one of them alive
+        return int(self.engine.estimator.count_batch([text])[0])
