@@ -19,6 +19,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from ctxsieve.errors import BudgetExceededError
@@ -46,6 +47,7 @@ else:
 # Reason names of fill_budget, indexed by the kernels' reason codes.
 FILL_REASONS = ("pinned", "min_items", "selected", "deprecated", "below_floor", "source_cap", "budget")
 FILL_INCLUDED = frozenset(FILL_REASONS[:3])
+_LAST_INCLUDED_CODE = 2  # codes 0-2 (pinned, min_items, selected) are the included reasons
 STABILITY_CODES = {"stable": 0, "session": 1, "volatile": 2}
 
 
@@ -222,13 +224,17 @@ def fill_budget(
     ):
         raise ValueError(f"min_score: must be a finite number or None, got {min_score!r}")
 
-    # sources become dense numbers in order of first appearance
-    codes: dict[str, int] = {}
-    source_codes = []
-    for i, s in enumerate(sources_l):
-        if not isinstance(s, str):
-            raise TypeError(f"sources[{i}]: expected str, got {type(s).__name__}")
-        source_codes.append(codes.setdefault(s, len(codes)))
+    # sources become dense numbers in order of first appearance (one dict pass; the types of
+    # the few distinct names are checked afterwards, the slow search for the index only on error)
+    codes: dict[Any, int] = {}
+    try:
+        source_codes = [codes.setdefault(s, len(codes)) for s in sources_l]
+    except TypeError:
+        source_codes = []
+    if len(source_codes) != len(sources_l) or not all(isinstance(k, str) for k in codes):
+        for i, s in enumerate(sources_l):
+            if not isinstance(s, str):
+                raise TypeError(f"sources[{i}]: expected str, got {type(s).__name__}")
     cap_list = [-1] * len(codes)
     for name, cap in (caps or {}).items():
         if name in codes:
@@ -239,14 +245,9 @@ def fill_budget(
             min_list[codes[name]] = _non_negative_int(f"min_items[{name!r}]", m)
 
     reference.check_lengths(("tokens", "pinned", "ids"), (tokens_l, pinned_l, ids_l))
-    pinned_total = 0
-    pinned_items = []
-    for i, p in enumerate(pinned_l):
-        if p:
-            t = tokens_l[i]
-            if isinstance(t, int) and not isinstance(t, bool) and t >= 0:
-                pinned_total += t
-                pinned_items.append((str(ids_l[i]), t))
+    pinned_items = [(str(ids_l[i]), tokens_l[i]) for i in compress(range(n), pinned_l)]
+    # malformed token counts are reported by the kernel with their index; here they count 0
+    pinned_total = sum(t for _, t in pinned_items if isinstance(t, int) and not isinstance(t, bool) and t >= 0)
     if pinned_total > budget:
         listing = ", ".join(f"{i} ({t} tokens)" for i, t in pinned_items)
         raise BudgetExceededError(
@@ -267,8 +268,8 @@ def fill_budget(
         min_list,
         bool(include_deprecated),
     )
-    reasons = [FILL_REASONS[c] for c in codes_out]
-    used = sum(tokens_l[i] for i, r in enumerate(reasons) if r in FILL_INCLUDED)
+    reasons = list(map(FILL_REASONS.__getitem__, codes_out))
+    used = sum(compress(tokens_l, [c <= _LAST_INCLUDED_CODE for c in codes_out]))
     return FillResult(reasons, used)
 
 
