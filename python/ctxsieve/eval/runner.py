@@ -1,9 +1,11 @@
 """Run every session through every configuration and budget, one ``CallRecord`` per call.
 
-Within a session the calls are made in turn order against one engine whose history source
-reads the growing conversation, so each call's rendered prompt can be compared with the
-previous call's (the prefix-cache figure). Retrieval is memoised across configurations: every
-configuration sees identical candidates.
+Within a session the calls are made in turn order, so each call's rendered prompt can be
+compared with the previous call's (the prefix-cache figure). The seed layout builds a fresh
+window per call from an engine whose history source reads the growing conversation (its context
+regenerated in the system message, as the seed describes); the cache layout runs the session as
+a ``ContextSession``, the append-only prompt the engine offers for multi-turn use. Retrieval is
+memoised across configurations: every configuration sees identical candidates.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ctxsieve.eval.corpus import Corpus
 from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
 from ctxsieve.eval.retrieve import build_retriever, chunk_corpus
 from ctxsieve.eval.sessions import Session, sessions
+from ctxsieve.session_window import SessionWindow
 from ctxsieve.sources import OKFBundle
 from ctxsieve.stages.render import render
 from ctxsieve.types import Window
@@ -41,7 +44,7 @@ class CallRecord:
     lang: str
     docs: list[str]  # corpus documents in the window, prompt order, first occurrence
     items: list[tuple[str | None, int]]  # (document id or None, tokens) per window item
-    tokens_used: int
+    tokens_used: int  # what this call added (a session call's fresh context)
     prompt_tokens: int
     candidate_tokens: int
     shared_prefix_tokens: int
@@ -51,6 +54,7 @@ class CallRecord:
     distractor: bool | None
     superseded: bool
     noise: float
+    reused_tokens: int = 0  # items an earlier turn of the session showed, in ``items`` at their size
     events: list[str] = field(default_factory=list)
     prompt: str = field(default="", repr=False)  # the rendered prompt; not written to reports
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # level 2 sends these
@@ -103,13 +107,24 @@ def record(
     budget: int,
     session: Session,
     turn: int,
-    window: Window,
+    window: Window | SessionWindow,
     previous: str | None,
     assets: EvalAssets,
+    prompt_docs: Sequence[str] | None = None,
 ) -> CallRecord:
+    """One call's figures. For a session call, what its candidates matched among the pages
+    earlier turns showed counts as in the window (it is in the prompt), at its own size; and
+    ``prompt_docs`` (every corpus document the transcript holds) is what the superseded rate
+    checks, so a superseded page anywhere in the prompt counts."""
     q = session.turns[turn - 1]
     tokens = {e.id: e.tokens for e in window.trace.entries if e.included}
     items = [(doc_id(it), tokens.get(it.id, 0)) for it in window.items]
+    reused: list[tuple[str | None, int]] = []
+    if isinstance(window, SessionWindow):
+        shown = [item for item, _ in window.shown]
+        sizes = kernels.estimate_tokens([item.content for item in shown])
+        reused = [(doc_id(item), n) for item, n in zip(shown, sizes)]
+    items += reused
     docs = list(dict.fromkeys(d for d, _ in items if d is not None))
     prompt = window.to_text()
     shared, total = metrics.shared_prefix_tokens(previous, prompt)
@@ -126,6 +141,7 @@ def record(
         docs=docs,
         items=items,
         tokens_used=window.tokens_used,
+        reused_tokens=sum(n for _, n in reused),
         prompt_tokens=total,
         candidate_tokens=sum(e.tokens for e in window.trace.entries),
         shared_prefix_tokens=shared,
@@ -133,7 +149,7 @@ def record(
         recall=metrics.recall_at_budget(docs, q.relevant),
         precision=metrics.precision_per_token(items, q.relevant, assets.doc_sizes) if answerable else None,
         distractor=metrics.holds_any(docs, q.distractors) if q.distractors else None,
-        superseded=metrics.holds_any(docs, assets.corpus.superseded),
+        superseded=metrics.holds_any(docs if prompt_docs is None else prompt_docs, assets.corpus.superseded),
         noise=metrics.noise_share(items, assets.corpus.noise),
         events=list(window.trace.events),
         prompt=prompt,
@@ -158,8 +174,13 @@ def run_session(
     scorer: Any = None,
     history_mode: str = "plain",
 ) -> list[CallRecord]:
+    """One session's calls. The cache layout runs as a ``ContextSession`` (append-only prompt,
+    pages shown once); the seed layout rebuilds its window each call from the history, which
+    ``history_mode`` shapes."""
     if history_mode not in HISTORY_MODES:
         raise ConfigError(f"history mode: must be plain or transcript, got {history_mode!r}")
+    if config.layout == "cache":
+        return _run_context_session(config, budget, session, assets, scorer)
     history: list[dict[str, Any]] = []
     engine = make_engine(config, assets.retriever, assets.bundle, lambda: history, budget, scorer)
     out: list[CallRecord] = []
@@ -173,6 +194,30 @@ def run_session(
         rec = record(config, budget, session, turn, window, previous, assets)
         previous = rec.prompt
         out.append(rec)
+    return out
+
+
+def _run_context_session(
+    config: EvalConfig, budget: int, session: Session, assets: EvalAssets, scorer: Any
+) -> list[CallRecord]:
+    # the session is the conversation: its history source has nothing to propose
+    engine = make_engine(config, assets.retriever, assets.bundle, list, budget, scorer)
+    conversation = engine.session()
+    out: list[CallRecord] = []
+    previous: str | None = None
+    stable_docs: list[str] = []
+    docs_by_turn: dict[int, list[str]] = {}
+    for turn, q in enumerate(session.turns, start=1):
+        sw = conversation.build_sync(q.question)
+        added = [d for d in map(doc_id, sw.items) if d is not None]
+        if turn == 1:
+            stable_docs = [d for it in sw.items if it.stability == "stable" and (d := doc_id(it)) is not None]
+        docs_by_turn[sw.turn] = added
+        in_prompt = stable_docs + [d for t in sw.turns for d in docs_by_turn.get(t.number, ())]
+        rec = record(config, budget, session, turn, sw, previous, assets, prompt_docs=in_prompt)
+        previous = rec.prompt
+        out.append(rec)
+        conversation.record_reply(session.reply(q))
     return out
 
 

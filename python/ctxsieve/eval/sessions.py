@@ -31,6 +31,11 @@ class Session:
     id: str
     turns: tuple[Question, ...]
 
+    def reply(self, question: Question, answers: Mapping[str, str] | None = None) -> str:
+        """The assistant's reply to ``question`` in later turns: the model's answer when given,
+        else the reference answer."""
+        return (answers or {}).get(question.id) or question.answer or NO_ANSWER
+
     def history(
         self, turn: int, answers: Mapping[str, str] | None = None, contexts: Mapping[str, str] | None = None
     ) -> list[dict[str, Any]]:
@@ -38,7 +43,7 @@ class Session:
         context message its call was shown (transcript mode)."""
         messages: list[dict[str, Any]] = []
         for q in self.turns[: turn - 1]:
-            reply = (answers or {}).get(q.id) or q.answer or NO_ANSWER
+            reply = self.reply(q, answers)
             shown = (contexts or {}).get(q.id)
             if shown:
                 messages.append({"role": "user", "content": shown})
