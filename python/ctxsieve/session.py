@@ -177,7 +177,7 @@ class ContextSession:
             self._omitted += cut.omitted_turns
             self.notice = self.gap_notice.format(turns=self._omitted) if self.gap_notice else ""
             self.cuts.append(cut)
-            events.append(cut.event)
+            window.trace.events.append(cut.event)
         fresh = list(window.items)  # history never gets here: it is in_transcript
         if self.system is None:
             self._stable = [i for i in fresh if i.stability == "stable"]
@@ -187,7 +187,7 @@ class ContextSession:
         else:
             # the system block's bytes never change: a stable item that was not in it joins
             # this turn's context instead, and the trace says so
-            events += [f"stable_changed:{i.id}" for i in fresh if i.stability == "stable"]
+            window.trace.events.extend(f"stable_changed:{i.id}" for i in fresh if i.stability == "stable")
         turn = SessionTurn(number, query, "\n\n".join(block(i) for i in fresh), tuple(i.id for i in fresh))
         turn = dataclasses.replace(turn, tokens=self._count_text(turn_text(turn)))
         self._turns.append(turn)
@@ -269,11 +269,15 @@ class ContextSession:
     # -- the ceiling -------------------------------------------------------------------------
 
     def _plan_cut(self, number: int, query: str, budget: Budget) -> tuple[int, SessionCut | None]:
-        """How many of the newest turns stay, and the cut if there is one. The new turn is
-        counted at its most (the whole budget plus the query), so a cut is decided before the
-        candidates are marked: what a cut removes may be shown again in the same call."""
+        """How many of the newest turns stay, and the cut if there is one.
+
+        The cut is decided before the candidates are marked, so that what it removes may be
+        shown again in the same call; the new turn is therefore counted at its likely most: the
+        whole budget plus the query, or the largest turn so far if that is more (the budget
+        counts item text, not the ``<context>`` framing around each item, which a turn that
+        was actually rendered includes)."""
         turns = self._turns
-        new = budget.total + self._count_text(query)
+        new = max(budget.total + self._count_text(query), max((t.tokens for t in turns), default=0))
         held = sum(t.tokens for t in turns)
         notice = self._count_text(self.notice) if self.notice else 0
         if self.system_tokens + notice + held + new <= self.max_prompt_tokens:
