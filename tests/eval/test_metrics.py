@@ -124,6 +124,8 @@ def test_summary_aggregates_by_hand():
     assert row.superseded_rate == pytest.approx(1 / 5)
     assert row.distractor_rate == pytest.approx(1 / 2)  # only calls with labelled distractors count
     assert row.tokens_per_call == pytest.approx(160)
+    # what each call sends outside the previous call's prefix: 100, 50, 60, 100, 90
+    assert row.uncached_tokens == pytest.approx(400 / 5)
     # follow-up calls: (150 + 240 + 10) / (200 + 300 + 100); 10-turn sessions: (150 + 240) / 500
     assert row.cache_share == pytest.approx(400 / 600)
     assert row.cache_share_10 == pytest.approx(390 / 500)

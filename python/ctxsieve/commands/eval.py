@@ -41,7 +41,8 @@ def add_parser(subparsers: Any) -> None:
         "--history",
         choices=("plain", "transcript"),
         default="plain",
-        help="transcript: earlier turns keep the context they were shown, as agent tool results do",
+        help="seed layout's history; transcript: earlier turns keep the context they were shown "
+        "(cache-layout configurations always run as an append-only ContextSession)",
     )
     p.add_argument("--configs", default=None, help="policy[/layout] list, comma-separated (default: all)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for rescoring and level 2")
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     # a pipe or a CI log gets the whole table rather than 80 columns of ellipses
-    console = Console(width=None if sys.stdout.isatty() else 180)
+    console = Console(width=None if sys.stdout.isatty() else 200)
     corpus = load_corpus(args.corpus)
     endpoint = None
     if args.level == 2 or args.base_url or args.model:

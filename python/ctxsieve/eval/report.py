@@ -2,7 +2,7 @@
 
 >>> from ctxsieve.eval.summary import Row, recall_by_slice
 >>> print(markdown_table([Row("scored_knapsack/cache", 750, 68, recall=0.96, cache_share=0.25)]).splitlines()[2])
-| scored_knapsack/cache | 750 | 0.960 | - | - | - | - | - | - | - | - | 0.250 | - |
+| scored_knapsack/cache | 750 | 0.960 | - | - | - | - | - | - | - | - | - | 0.250 | - |
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("superseded_rate", "superseded", ".3f"),
     ("noise_rate", "noise", ".3f"),
     ("tokens_per_call", "prompt tok", ".0f"),
+    ("uncached_tokens", "uncached tok", ".0f"),
     ("window_tokens", "window tok", ".0f"),
     ("candidate_tokens", "cand tok", ".0f"),
     ("stable_prefix_reuse", "stable reuse", ".2f"),

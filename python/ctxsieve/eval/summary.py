@@ -29,6 +29,7 @@ class Row:
     superseded_rate: float | None = None
     noise_rate: float | None = None
     tokens_per_call: float | None = None  # rendered prompt, estimated
+    uncached_tokens: float | None = None  # the part of each prompt outside the previous call's prefix
     window_tokens: float | None = None  # the items the policy admitted, as budgeted
     candidate_tokens: float | None = None
     stable_prefix_reuse: float | None = None
@@ -65,6 +66,7 @@ def summarize(records: Iterable[CallRecord]) -> list[Row]:
                 superseded_rate=metrics.mean(float(r.superseded) for r in rs),
                 noise_rate=metrics.mean(r.noise for r in rs),
                 tokens_per_call=metrics.mean(float(r.prompt_tokens) for r in rs),
+                uncached_tokens=metrics.mean(float(r.prompt_tokens - r.shared_prefix_tokens) for r in rs),
                 window_tokens=metrics.mean(float(r.tokens_used) for r in rs),
                 candidate_tokens=metrics.mean(float(r.candidate_tokens) for r in rs),
                 stable_prefix_reuse=_session_reuse(rs),
