@@ -35,11 +35,11 @@ import dataclasses
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve import kernels
 from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.session_window import SessionCut, SessionWindow
 from ctxsieve.stages.render import block, stable_block, stable_prefix_hash
 from ctxsieve.stages.score import rescore
+from ctxsieve.stages.shown import mark_shown
 from ctxsieve.stages.transcript import SessionTurn, transcript_text, turn_text
 from ctxsieve.types import Budget, ContextItem
 
@@ -154,21 +154,34 @@ class ContextSession:
         self._busy = True
 
     async def _run(self, query: str, results: list[Any], pending: list[Any], budget: Budget) -> SessionWindow:
+        from ctxsieve.engine import OFFLOAD_AT  # the engine imports this module
+
         eng = self.engine
         lists, events = eng._check(await eng._settle(results, pending))
-        cands = eng._prepare((lists, events))
+        # as the engine does: a large build runs its stages on a worker thread, so the event
+        # loop stays free (the session is busy meanwhile, so nothing else touches its state)
+        offload = sum(map(len, lists)) >= OFFLOAD_AT
+        if offload:
+            cands = await asyncio.to_thread(eng._prepare, (lists, events))
+        else:
+            cands = eng._prepare((lists, events))
         if eng.scorer is not None:
             event = await rescore(cands, eng.scorer, query)
             if event is not None:
                 events.append(event)
+        if offload:
+            return await asyncio.to_thread(self._finish, query, cands, events, budget)
         return self._finish(query, cands, events, budget)
 
     def _finish(self, query: str, cands: Candidates, events: list[str], budget: Budget) -> SessionWindow:
         number = self._count + 1
         keep, cut = self._plan_cut(number, query, budget)
         shown = self._shown(keep)
-        found: list[int] = []
-        window = self.engine._complete(query, cands, events, budget, mark=lambda c: self._mark(c, shown, found))
+        found: list[int] = []  # the index in ``shown`` of what each already-shown candidate matched
+        threshold = self.engine.dedupe_threshold
+        window = self.engine._complete(
+            query, cands, events, budget, mark=lambda c: found.extend(mark_shown(c, shown, threshold))
+        )
         # from here on nothing can fail: the cut and the turn are committed together
         if cut is not None:
             for t in self._turns[: len(self._turns) - keep]:
@@ -216,55 +229,6 @@ class ContextSession:
         for t in self._turns[len(self._turns) - keep :]:
             out += [(i, t.number) for i in self._added.get(t.number, ())]
         return out
-
-    def _mark(self, cands: Candidates, shown: list[tuple[ContextItem, int]], found: list[int]) -> None:
-        """Runs after the engine's dedupe, before its policy: history is the transcript's, and
-        what matches a shown item is ``already_shown:<turn>`` (``found`` gets its index)."""
-        reasons = cands.reasons
-        todo = []
-        for i, r in enumerate(reasons):
-            if r is None:
-                if cands.history[i]:
-                    reasons[i] = "in_transcript"
-                else:
-                    todo.append(i)
-        if not shown or not todo:
-            return
-        m = len(shown)
-        threshold = self.engine.dedupe_threshold
-        if threshold is None:
-            # the engine does not look for near-duplicates: only the same id or the same text
-            by_id: dict[str, int] = {}
-            by_hash: dict[int, int] = {}
-            for k, (item, _) in enumerate(shown):
-                by_id.setdefault(item.id, k)
-                h = kernels.content_hash(item.content)
-                if h is not None:
-                    by_hash.setdefault(h, k)
-            for i in todo:
-                hit = by_id.get(cands.ids[i])
-                if hit is None:
-                    h = kernels.content_hash(cands.texts[i])
-                    hit = by_hash.get(h) if h is not None else None
-                if hit is not None:
-                    reasons[i] = f"already_shown:{shown[hit][1]}"
-                    found.append(hit)
-            return
-        # one kernel call: shown items are pinned, so they are visited first and never dropped,
-        # and a candidate that matches one is reported as its duplicate
-        result = kernels.dedupe(
-            [item.content for item, _ in shown] + [cands.texts[i] for i in todo],
-            [item.id for item, _ in shown] + [cands.ids[i] for i in todo],
-            [0.0] * m + [cands.final[i] for i in todo],
-            pinned=[True] * m + [False] * len(todo),
-            threshold=threshold,
-        )
-        dup = result.duplicate_of
-        for j, i in enumerate(todo):
-            k = dup[m + j]
-            if 0 <= k < m:
-                reasons[i] = f"already_shown:{shown[k][1]}"
-                found.append(k)
 
     # -- the ceiling -------------------------------------------------------------------------
 
