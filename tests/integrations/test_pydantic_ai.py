@@ -166,7 +166,7 @@ async def test_agent_run_offloads_then_greps_the_handle(store: Any) -> None:
     result = await agent.run("what happened at entry 377?")
     assert "377: entry 377: " + "x" * 40 in result.output
     read = str(returns(seen[3][-1])[0].content)
-    assert off.over_limit(read) and "1: entry 1: " in read and "offloaded:" not in read
+    assert not off.over_limit(read) and "1: entry 1: " in read and "offloaded:" not in read
     preview = str(returns(seen[1][-1])[0].content)
     assert "entry 0:" in preview and "entry 999" not in preview and len(preview) < 1500
     assert {t.name for t in tool_defs} >= {"ctx_read", "ctx_grep", "fetch_logs"}

@@ -321,7 +321,7 @@ def test_read_agrees_with_slicing(
         assert out.startswith(f"error: offset {offset} is past the end")
         return
     want = [
-        f"{i}: {line if len(line) <= 80 else line[:80] + f' [... line clipped: {len(line) - 80} more chars]'}"
+        f"{i}: {line if len(line) <= 50 else line[:50] + f' [... line clipped: {len(line) - 50} more chars]'}"
         for i, line in enumerate(lines)
     ]
     body = out.splitlines()

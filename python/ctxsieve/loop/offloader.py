@@ -23,7 +23,7 @@ from typing import Any
 
 from ctxsieve import kernels
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
-from ctxsieve.loop.reading import grep, read_lines
+from ctxsieve.loop.reading import grep, read_lines, utf8_len
 from ctxsieve.stores import BlobInfo, open_store
 from ctxsieve.stores._text import CHUNK_CHARS, iter_chunks
 
@@ -80,8 +80,11 @@ class Offloader:
         self.adapter = adapter
         self.max_line_chars = max_line_chars
         self.chunk_chars = chunk_chars
-        # one read returns at most what would not have been offloaded in the first place
-        self.read_max_chars = BYTES_PER_TOKEN * (read_max_tokens or max_tokens)
+        # One read returns at most what would not have been offloaded in the first place, so an
+        # offload() pass never turns a ctx_read/ctx_grep answer into another handle: the lines
+        # get the limit's bytes less room for the header and footer, counted in UTF-8 bytes
+        # (what the estimator counts), and a clipped line is at most a quarter of that in chars.
+        self.read_max_bytes = BYTES_PER_TOKEN * ((read_max_tokens or max_tokens) - NOTICE_TOKENS)
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -163,7 +166,7 @@ class Offloader:
 
     def _line_cap(self) -> int:
         # a single line never takes more than one read's worth of output
-        return max(80, min(self.max_line_chars, self.read_max_chars - 64))
+        return max(16, min(self.max_line_chars, (self.read_max_bytes - 64) // 4))
 
     def _info(self, handle: Any) -> BlobInfo | str:
         if not isinstance(handle, str) or not HANDLE_RE.fullmatch(handle):
@@ -201,7 +204,7 @@ class Offloader:
                 f"error: offset {offset} is past the end of {handle}, which has {info.lines} lines (0-{info.lines - 1})"
             )
         lines, nxt = read_lines(
-            self.store, info, offset, limit, max_line_chars=self._line_cap(), max_chars=self.read_max_chars
+            self.store, info, offset, limit, max_line_chars=self._line_cap(), max_bytes=self.read_max_bytes
         )
         header = f"[{handle}: lines {offset}-{nxt - 1} of {info.lines}]"
         footer = []
@@ -245,13 +248,14 @@ class Offloader:
             return f"[no line of {handle} ({info.lines} lines) matches {pattern!r:.200}]"
         more = f"; stopped at max_matches={max_matches}" if found >= max_matches else ""
         header = f"[{found} matching lines of {info.lines} in {handle}{more}]"
-        shown, size = [header], len(header)
+        shown, size = [header], 0
         for k, line in enumerate(lines):
-            if size + len(line) + 1 > self.read_max_chars and len(shown) > 1:
+            cost = utf8_len(line) + 1
+            if size + cost > self.read_max_bytes and len(shown) > 1:
                 shown.append(f"[output cut: {len(lines) - k} more lines; narrow the pattern or use ctx_read]")
                 break
             shown.append(line)
-            size += len(line) + 1
+            size += cost
         return "\n".join(shown)
 
     def tools(self) -> list[Callable[..., str]]:

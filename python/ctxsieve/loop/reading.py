@@ -26,11 +26,16 @@ def clip(line: str, max_chars: int, total: int | None = None) -> str:
     return line[:max_chars] + f" [... line clipped: {total - max_chars} more chars]"
 
 
+def utf8_len(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate counts 3), what the token estimator counts."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def read_lines(
-    store: BlobStore, info: BlobInfo, offset: int, limit: int, *, max_line_chars: int, max_chars: int
+    store: BlobStore, info: BlobInfo, offset: int, limit: int, *, max_line_chars: int, max_bytes: int
 ) -> tuple[list[str], int]:
     """Lines ``offset`` .. ``offset + limit - 1`` as ``"N: text"``, stopping early once
-    ``max_chars`` of output is reached; returns them and the next offset to read."""
+    ``max_bytes`` of output (UTF-8) is reached; returns them and the next offset to read."""
     out: list[str] = []
     size = 0
     line_no = -1  # the line the reading position is in (-1: before the first chunk)
@@ -40,10 +45,11 @@ def read_lines(
     def emit(n: int, text: str, total: int) -> bool:
         nonlocal size
         entry = f"{n}: {clip(text, max_line_chars, total)}"
-        if out and size + len(entry) + 1 > max_chars:
+        cost = utf8_len(entry) + 1
+        if out and size + cost > max_bytes:
             return False
         out.append(entry)
-        size += len(entry) + 1
+        size += cost
         return True
 
     for chunk in store.iter_blob(info.blob_id, offset):
