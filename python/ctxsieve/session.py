@@ -8,9 +8,10 @@ context it added, the query, the reply] + this turn's new context + the query. E
 prompt then extends the previous one byte for byte, and a provider's prefix cache serves all of
 it but the new turn.
 
-* Candidates the session already shows (same id, same normalised text, or a near-duplicate by
-  the engine's ``dedupe_threshold``: the dedupe kernel's own rules) are not sent again; their
-  trace reason is ``already_shown:<turn>`` and ``SessionWindow.present`` lists what they matched.
+* Candidates the session already shows (the same normalised text, or a near-duplicate by the
+  engine's ``dedupe_threshold``: the dedupe kernel's own rules) are not sent again; their trace
+  reason is ``already_shown:<turn>`` and ``SessionWindow.present`` lists what they matched. A
+  shown id whose content changed beyond that is sent again (event ``shown_changed:<id>:<turn>``).
 * The engine's ``budget`` applies to what a call adds. The transcript has its own ceiling,
   ``max_prompt_tokens``: when a call could exceed it, the oldest turns go in ONE cut, down to
   ``cut_to`` of the ceiling, so the cached prefix breaks rarely; the trace records
@@ -180,7 +181,7 @@ class ContextSession:
         found: list[int] = []  # the index in ``shown`` of what each already-shown candidate matched
         threshold = self.engine.dedupe_threshold
         window = self.engine._complete(
-            query, cands, events, budget, mark=lambda c: found.extend(mark_shown(c, shown, threshold))
+            query, cands, events, budget, mark=lambda c: found.extend(mark_shown(c, shown, threshold, events))
         )
         # from here on nothing can fail: the cut and the turn are committed together
         if cut is not None:

@@ -40,10 +40,10 @@ EXCLUDED_REASONS = ("deprecated", "below_floor", "source_cap", "budget", "duplic
 # Prefixes of Trace.events: ``source_error:<source>:<why>`` and ``scorer_fallback:<reason>``.
 EVENT_KINDS = ("source_error", "scorer_fallback")
 # What only a ContextSession records (ctxsieve.session): ``already_shown:<turn>`` and
-# ``in_transcript`` reasons; ``session_cut:<turns>:<tokens omitted>:<tokens kept>`` and
-# ``stable_changed:<id>`` events.
+# ``in_transcript`` reasons; ``session_cut:<turns>:<tokens omitted>:<tokens kept>``,
+# ``stable_changed:<id>`` and ``shown_changed:<id>:<turn>`` events.
 SESSION_REASONS = ("already_shown", "in_transcript")
-SESSION_EVENT_KINDS = ("session_cut", "stable_changed")
+SESSION_EVENT_KINDS = ("session_cut", "stable_changed", "shown_changed")
 
 
 @dataclass(frozen=True, slots=True)

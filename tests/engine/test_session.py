@@ -110,7 +110,18 @@ def test_already_shown_items_are_not_sent_again_and_are_traced():
     assert third.trace.entry("new").reason == "already_shown:2"
 
 
-def test_without_near_duplicate_detection_only_the_same_id_or_text_is_already_shown():
+@pytest.mark.parametrize("threshold", [0.8, None])
+def test_a_shown_id_whose_content_changed_is_sent_again(threshold):
+    old = item("page", 0.9, content="Refunds are accepted within fourteen days of purchase.")
+    new = item("page", 0.9, content="Since March, refunds are accepted for a full month after you buy.")
+    per_query = {"q1": [old], "q2": [new]}
+    second = converse(engine(per_query, dedupe_threshold=threshold).session(), per_query)[1]
+    assert second.trace.entry("page").reason == "selected" and [i.id for i in second.items] == ["page"]
+    assert "shown_changed:page:1" in second.trace.events
+    assert second.to_text().index("fourteen days") < second.to_text().index("a full month")  # newest last
+
+
+def test_without_near_duplicate_detection_only_the_same_text_is_already_shown():
     long = text(3, 40)
     per_query = {
         "q1": [item("concept", 0.9, content=long)],
