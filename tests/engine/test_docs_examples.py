@@ -21,6 +21,10 @@ MODULES = [
     "ctxsieve.stages.render",
     "ctxsieve.sources.static",
     "ctxsieve.sources.history",
+    "ctxsieve.session",
+    "ctxsieve.session_window",
+    "ctxsieve.stages.transcript",
+    "ctxsieve.stages.shown",
 ]
 
 
