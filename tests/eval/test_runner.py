@@ -139,3 +139,15 @@ def test_seed_layout_misses_the_cache_even_with_transcript_history(assets):
 def test_unknown_history_mode_is_refused(assets):
     with pytest.raises(ConfigError, match="history mode"):
         run_session(EvalConfig("density", "seed"), 750, assets.sessions[0], assets, history_mode="full")
+
+
+def test_a_session_ceiling_cuts_and_the_eval_sees_the_cut(assets):
+    session = next(s for s in assets.sessions if len(s.turns) >= 10)
+    records = run_session(EvalConfig("scored_knapsack", "cache"), 750, session, assets, max_prompt_tokens=5000)
+    cut = [r for r in records if any(e.startswith("session_cut:") for e in r.events)]
+    assert 1 <= len(cut) <= 3  # one large cut at a time, not one per turn
+    for r in cut:
+        prev = records[r.turn - 2]
+        assert not r.prompt.startswith(prev.prompt)
+        assert r.shared_prefix_tokens < prev.prompt_tokens  # the cut breaks the cached prefix there
+    assert all(r.prompt_tokens <= 5000 for r in records)

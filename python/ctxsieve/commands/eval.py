@@ -30,6 +30,16 @@ def _budgets(text: str) -> list[int]:
     return values
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("eval", help="compare context policies and layouts on labelled questions")
     p.add_argument("--budgets", type=_budgets, default=[750, 1000, 2000], help="token budgets (default 750,1000,2000)")
@@ -43,6 +53,12 @@ def add_parser(subparsers: Any) -> None:
         default="plain",
         help="seed layout's history; transcript: earlier turns keep the context they were shown "
         "(cache-layout configurations always run as an append-only ContextSession)",
+    )
+    p.add_argument(
+        "--max-prompt-tokens",
+        type=_positive,
+        default=None,
+        help="the cache layout's session ceiling, where it cuts old turns (default: the library's, 100000)",
     )
     p.add_argument("--configs", default=None, help="policy[/layout] list, comma-separated (default: all)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for rescoring and level 2")
@@ -112,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             scorer=scorer,
             progress=lambda n: bar.advance(task, n),
             history_mode=args.history,
+            max_prompt_tokens=args.max_prompt_tokens,
         )
     rows = summary.summarize(records)
     targets = summary.check_targets(rows)
@@ -120,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         corpus=str(args.corpus) if args.corpus else f"shipped ({default_corpus_dir().name})",
         retriever=args.retriever,
         history=args.history,
+        max_prompt_tokens=args.max_prompt_tokens,
         documents=len(corpus.documents),
         questions=len(corpus.questions),
         sessions=len(assets.sessions),

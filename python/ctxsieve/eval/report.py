@@ -94,7 +94,8 @@ def markdown_report(
         "",
         f"`{command}`, {env.get('date', '')}, kernels: {env.get('backend', '')}, "
         f"corpus: {env.get('corpus', '')}, retriever: {env.get('retriever', '')}, "
-        f"history: {env.get('history', 'plain')}.",
+        f"history: {env.get('history', 'plain')}, "
+        f"session ceiling: {env.get('max_prompt_tokens') or 'default (100000)'}.",
         "",
         markdown_table(rows),
         "",

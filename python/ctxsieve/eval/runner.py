@@ -173,14 +173,16 @@ def run_session(
     assets: EvalAssets,
     scorer: Any = None,
     history_mode: str = "plain",
+    max_prompt_tokens: int | None = None,
 ) -> list[CallRecord]:
     """One session's calls. The cache layout runs as a ``ContextSession`` (append-only prompt,
     pages shown once); the seed layout rebuilds its window each call from the history, which
-    ``history_mode`` shapes."""
+    ``history_mode`` shapes. ``max_prompt_tokens`` is the session's ceiling (the library's
+    default when None)."""
     if history_mode not in HISTORY_MODES:
         raise ConfigError(f"history mode: must be plain or transcript, got {history_mode!r}")
     if config.layout == "cache":
-        return _run_context_session(config, budget, session, assets, scorer)
+        return _run_context_session(config, budget, session, assets, scorer, max_prompt_tokens)
     history: list[dict[str, Any]] = []
     engine = make_engine(config, assets.retriever, assets.bundle, lambda: history, budget, scorer)
     out: list[CallRecord] = []
@@ -198,11 +200,13 @@ def run_session(
 
 
 def _run_context_session(
-    config: EvalConfig, budget: int, session: Session, assets: EvalAssets, scorer: Any
+    config: EvalConfig, budget: int, session: Session, assets: EvalAssets, scorer: Any, max_prompt_tokens: int | None
 ) -> list[CallRecord]:
     # the session is the conversation: its history source has nothing to propose
     engine = make_engine(config, assets.retriever, assets.bundle, list, budget, scorer)
-    conversation = engine.session()
+    conversation = (
+        engine.session() if max_prompt_tokens is None else engine.session(max_prompt_tokens=max_prompt_tokens)
+    )
     out: list[CallRecord] = []
     previous: str | None = None
     stable_docs: list[str] = []
@@ -233,13 +237,14 @@ def run(
     scorer: Any = None,
     progress: Progress | None = None,
     history_mode: str = "plain",
+    max_prompt_tokens: int | None = None,
 ) -> list[CallRecord]:
     """Every configuration x budget x session; ``progress(n)`` is told of each finished session."""
     records: list[CallRecord] = []
     for config in configs:
         for budget in budgets:
             for session in assets.sessions:
-                records += run_session(config, budget, session, assets, scorer, history_mode)
+                records += run_session(config, budget, session, assets, scorer, history_mode, max_prompt_tokens)
                 if progress is not None:
                     progress(len(session.turns))
     return records
