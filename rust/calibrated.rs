@@ -11,7 +11,7 @@
 //! All arithmetic is in integers (counts times fixed-point costs, summed in u128), so the
 //! native and reference estimates are identical on every input.
 
-pub const NUM_FEATURES: usize = 29;
+pub const NUM_FEATURES: usize = 31;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -45,6 +45,8 @@ pub const U2_RTL: usize = 25;
 pub const U3_INDIC: usize = 26;
 pub const U3_HANGUL: usize = 27;
 pub const U3_FULLWIDTH: usize = 28;
+pub const U2_HEBREW: usize = 29;
+pub const U3_DEVA_THAI: usize = 30;
 
 /// "No class yet" for the previous-class state at the start of a text.
 const NONE: u8 = u8::MAX;
@@ -63,7 +65,8 @@ const fn ascii_class(b: u8) -> u8 {
 }
 
 /// Class of every byte value as a lead byte: ASCII classes, then the code-point range each
-/// group of lead bytes covers (see the reference's `char_class`).
+/// group of lead bytes covers (see the reference's `char_class`); a sequence led by 0xE0 is
+/// `u3_deva_thai` instead when its second byte says so (`DEVA_THAI_SECOND`).
 const LEAD: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
@@ -73,13 +76,14 @@ const LEAD: [u8; 256] = {
             0xC0..=0xCB => U2_LATIN as u8,     // U+0080..U+02FF
             0xCC..=0xCF => U2_GREEK as u8,     // U+0300..U+03FF
             0xD0..=0xD4 => U2_CYRILLIC as u8,  // U+0400..U+053F
-            0x80..=0xDF => U2_RTL as u8,       // U+0540..U+07FF; stray continuation bytes too
-            0xE0 => U3_INDIC as u8,            // U+0800..U+0FFF
-            0xE1 => U3_OTHER as u8,            // U+1000..U+1FFF
-            0xE2 => U3_SYMBOL as u8,           // U+2000..U+2FFF
-            0xE3 => U3_KANA as u8,             // U+3000..U+3FFF
-            0xE4..=0xE9 => U3_CJK as u8,       // U+4000..U+9FFF
-            0xEA..=0xED => U3_HANGUL as u8,    // U+A000..U+DFFF, surrogatepass surrogates too
+            0xD6..=0xD7 => U2_HEBREW as u8,    // U+0580..U+05FF
+            0x80..=0xDF => U2_RTL as u8, // U+0540..U+057F, U+0600..U+07FF; stray continuations
+            0xE0 => U3_INDIC as u8,      // U+0800..U+0FFF (but see DEVA_THAI_SECOND)
+            0xE1 => U3_OTHER as u8,      // U+1000..U+1FFF
+            0xE2 => U3_SYMBOL as u8,     // U+2000..U+2FFF
+            0xE3 => U3_KANA as u8,       // U+3000..U+3FFF
+            0xE4..=0xE9 => U3_CJK as u8, // U+4000..U+9FFF
+            0xEA..=0xED => U3_HANGUL as u8, // U+A000..U+DFFF, surrogatepass surrogates too
             0xEE..=0xEF => U3_FULLWIDTH as u8, // U+E000..U+FFFF
             _ => U4 as u8,
         };
@@ -87,6 +91,13 @@ const LEAD: [u8; 256] = {
     }
     t
 };
+
+/// Second bytes after 0xE0 that make a sequence `u3_deva_thai`: U+0900..U+097F (0xA4, 0xA5)
+/// and U+0E00..U+0E7F (0xB8, 0xB9).
+#[inline]
+fn deva_thai_second(b: u8) -> bool {
+    matches!(b, 0xA4 | 0xA5 | 0xB8 | 0xB9)
+}
 
 /// Word classes (ASCII letters and every two-byte class), indexed by class; 256 entries so
 /// that `NONE` (no previous class) indexes it too.
@@ -98,6 +109,7 @@ const WORD: [bool; 256] = {
     t[U2_GREEK] = true;
     t[U2_CYRILLIC] = true;
     t[U2_RTL] = true;
+    t[U2_HEBREW] = true;
     t
 };
 
@@ -263,9 +275,19 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 f[PUNCT_RUN] += 1;
                 prev = c;
             }
-            U2_LATIN | U2_GREEK | U2_CYRILLIC | U2_RTL => {
+            U2_LATIN | U2_GREEK | U2_CYRILLIC | U2_RTL | U2_HEBREW => {
                 f[c as usize] += 1;
                 f[WORD_START] += u64::from(!is_word(prev));
+                i += seq_len(b);
+                prev = c;
+            }
+            U3_INDIC => {
+                let c = if i + 1 < n && deva_thai_second(text[i + 1]) {
+                    U3_DEVA_THAI as u8
+                } else {
+                    c
+                };
+                f[c as usize] += 1;
                 i += seq_len(b);
                 prev = c;
             }
@@ -380,7 +402,15 @@ mod tests {
             (f[U2_LATIN], f[U3_CJK], f[U3_KANA], f[U4], f[U3_SYMBOL]),
             (1, 1, 1, 1, 1)
         );
-        assert_eq!((f[U2_CYRILLIC], f[U3_INDIC]), (1, 1));
+        assert_eq!((f[U2_CYRILLIC], f[U3_DEVA_THAI], f[U3_INDIC]), (1, 1, 0));
+        // Devanagari and Thai by the second byte after 0xE0; Bengali and Tamil stay u3_indic
+        let f = features("कกবத\u{0800}".as_bytes());
+        assert_eq!((f[U3_DEVA_THAI], f[U3_INDIC]), (2, 3));
+        // Hebrew (and the end of Armenian) by lead bytes 0xD6..0xD7; Arabic stays u2_rtl
+        let f = features("שלום عرب\u{0580}".as_bytes());
+        assert_eq!((f[U2_HEBREW], f[U2_RTL], f[WORD_START]), (5, 3, 2));
+        // a truncated 0xE0 sequence never panics
+        let _ = features(&[0xE0]);
         let f = features("α한ﾊ\u{1000}\u{0540}".as_bytes());
         assert_eq!(
             (
@@ -425,7 +455,7 @@ mod tests {
     fn cost_checks_mirror_the_reference() {
         assert_eq!(
             check_costs(&[0; 3]).unwrap_err().to_string(),
-            "costs: expected 29 items (one per feature), got 3"
+            "costs: expected 31 items (one per feature), got 3"
         );
         let mut c = [0i128; NUM_FEATURES];
         c[4] = -1;

@@ -12,15 +12,19 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   after a space, ``space_repeat`` a space after a space (indentation), ``newline`` ``\\n``,
   ``other_ws`` tab, CR, VT, FF, ``punct`` other printable ASCII, ``ctrl`` other ASCII controls and
   DEL; two-byte sequences: ``u2_latin`` U+0080-U+02FF (accented Latin), ``u2_greek``
-  U+0300-U+03FF (combining marks, Greek), ``u2_cyrillic`` U+0400-U+053F, ``u2_rtl``
-  U+0540-U+07FF (Armenian, Hebrew, Arabic, Syriac, Thaana, NKo); three-byte: ``u3_indic``
-  U+0800-U+0FFF (Indic, Thai, Lao, Tibetan), ``u3_other`` U+1000-U+1FFF (Myanmar, Georgian,
+  U+0300-U+03FF (combining marks, Greek), ``u2_cyrillic`` U+0400-U+053F, ``u2_hebrew``
+  U+0580-U+05FF (the end of Armenian, Hebrew), ``u2_rtl`` U+0540-U+057F and U+0600-U+07FF
+  (Armenian, Arabic, Syriac, Thaana, NKo); three-byte: ``u3_deva_thai`` U+0900-U+097F and
+  U+0E00-U+0E7F (Devanagari and Thai, which large vocabularies cover much better than the rest
+  of the block), ``u3_indic`` the rest of U+0800-U+0FFF (Bengali, Tamil and other Indic scripts,
+  Lao, Tibetan), ``u3_other`` U+1000-U+1FFF (Myanmar, Georgian,
   Ethiopic, Vietnamese letters, ...), ``u3_symbol`` U+2000-U+2FFF (dashes, curly quotes,
   arrows, math, box drawing), ``u3_kana`` U+3000-U+3FFF (CJK punctuation, kana), ``u3_cjk``
   U+4000-U+9FFF (CJK ideographs), ``u3_hangul`` U+A000-U+DFFF (Yi, Hangul syllables; lone
   surrogates land here too), ``u3_fullwidth`` U+E000-U+FFFF (private use, compatibility
   ideographs, fullwidth forms, U+FFFD); ``u4`` U+10000 and up. Each range is what one set of
-  UTF-8 lead bytes covers.
+  UTF-8 lead bytes covers, except ``u3_deva_thai``, which the lead byte 0xE0 and the second
+  byte (0xA4, 0xA5, 0xB8, 0xB9) pick out.
 * events: ``word_start`` a word character (ASCII letter or any ``u2_*``) not after one, or an upper
   after a lower (camelCase splits); ``digit_run`` a digit not after a digit; ``punct_run`` a
   ``punct`` not after one; ``punct_repeat`` a ``punct`` equal to the code point before it
@@ -78,12 +82,15 @@ FEATURES = (
     "u3_indic",
     "u3_hangul",
     "u3_fullwidth",
+    "u2_hebrew",
+    "u3_deva_thai",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
 U2_CYRILLIC, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
 WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM, PUNCT_REPEAT = range(15, 22)
 U2_LATIN, U3_SYMBOL, U2_GREEK, U2_RTL, U3_INDIC, U3_HANGUL, U3_FULLWIDTH = range(22, 29)
-U2_CLASSES = frozenset((U2_LATIN, U2_GREEK, U2_CYRILLIC, U2_RTL))
+U2_HEBREW, U3_DEVA_THAI = range(29, 31)
+U2_CLASSES = frozenset((U2_LATIN, U2_GREEK, U2_CYRILLIC, U2_RTL, U2_HEBREW))
 WORD_CLASSES = frozenset((LOWER, UPPER)) | U2_CLASSES
 NUM_FEATURES = len(FEATURES)
 SCALE = 1000
@@ -156,7 +163,11 @@ def char_class(cp: int) -> int:
             return U2_LATIN
         if cp < 0x400:
             return U2_GREEK
-        return U2_CYRILLIC if cp < 0x540 else U2_RTL
+        if cp < 0x540:
+            return U2_CYRILLIC
+        return U2_HEBREW if 0x580 <= cp < 0x600 else U2_RTL
+    if 0x900 <= cp < 0x980 or 0xE00 <= cp < 0xE80:
+        return U3_DEVA_THAI
     if cp < 0x10000:
         for limit, cls in _U3:
             if cp < limit:
