@@ -14,6 +14,8 @@ Definitions (docs/eval.md repeats them):
 * **prefix-cache share**: for each call after the first of its session, the tokens of the
   longest prefix its rendered prompt shares with the previous call's, over its prompt tokens;
   summed over calls before dividing (long prompts weigh more, as they do on the bill).
+* **uncached tokens**: a call's prompt tokens outside that shared prefix (all of them for a
+  session's first call), averaged over calls: what a provider bills at the full rate.
 * **stable-prefix reuse**: share of follow-up calls whose stable-prefix hash equals the
   previous call's.
 
