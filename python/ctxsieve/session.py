@@ -56,6 +56,8 @@ DEFAULT_GAP_NOTICE = "({turns} earlier turns of this conversation were left out 
 
 class ContextSession:
     """The append-only prompt of one conversation over ``engine``; see the module docstring.
+    The session renders its own layout (the cache layout, turn after turn), whatever the
+    engine's ``layout``; the engine's sources, policy, budget, scorer and dedupe apply.
 
     ``max_prompt_tokens``: the transcript's ceiling (estimated tokens). ``cut_to``: the share of
     the ceiling a cut leaves (0.5: one cut, then room for as many turns again). ``gap_notice``:
@@ -81,6 +83,10 @@ class ContextSession:
             raise ConfigError(f"cut_to: must be in (0, 1), got {cut_to!r}")
         if not isinstance(gap_notice, str):
             raise ConfigError(f"gap_notice: must be a str, got {type(gap_notice).__name__}")
+        try:
+            gap_notice.format(turns=0)  # here, not at the first cut, where it could not be undone
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ConfigError(f"gap_notice: only {{turns}} may be filled in, got {gap_notice!r} ({exc!r})") from None
         self.engine = engine
         self.max_prompt_tokens = max_prompt_tokens
         self.cut_to = float(cut_to)

@@ -222,6 +222,7 @@ def test_a_reply_follows_its_call():
         ({"cut_to": 1.0}, "cut_to"),
         ({"cut_to": 0}, "cut_to"),
         ({"gap_notice": None}, "gap_notice"),
+        ({"gap_notice": "({n} turns left out)"}, "only {turns}"),
     ],
 )
 def test_bad_options_are_config_errors(options, match):
