@@ -26,8 +26,20 @@ EDGES = st.sampled_from(
     [
         *"aZz09 \n\t\r\x0b\x0c\x00\x7f!~_-'",
         "é",
+        "\u057f",
+        "\u0580",
+        "\u05ff",
+        "\u0600",
         "\u07ff",
         "\u0800",
+        "\u08ff",
+        "\u0900",
+        "\u097f",
+        "\u0980",
+        "\u0dff",
+        "\u0e00",
+        "\u0e7f",
+        "\u0e80",
         "\u2fff",
         "\u3000",
         "あ",
@@ -66,6 +78,16 @@ def test_features_agree(texts: list[str]) -> None:
 )
 def test_estimates_agree(texts: list[str], costs: list[int]) -> None:
     assert native.calibrated_estimate(texts, costs) == ref.estimate_reference(texts, costs)
+
+
+def test_split_script_classes() -> None:
+    """Hebrew (and the end of Armenian) and Devanagari/Thai have their own classes; Arabic,
+    Bengali and Tamil stay in ``u2_rtl`` and ``u3_indic``, on both sides."""
+    f = ref.classify("שלום عرب নাম தமிழ் नमस्ते สวัสดี")
+    assert (f["u2_hebrew"], f["u2_rtl"], f["word_start"]) == (4, 3, 2)
+    assert (f["u3_deva_thai"], f["u3_indic"]) == (6 + 6, 3 + 5)
+    texts = ["שלום عرب নাম தமிழ் नमस्ते สวัสดี", "\u0580\u05ff\u0900\u097f\u0e00\u0e7f\u0980\u0e80"]
+    assert native_features(texts) == [ref.features(t) for t in texts]
 
 
 def test_huge_text_agrees() -> None:

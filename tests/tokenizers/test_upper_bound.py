@@ -19,9 +19,7 @@ LIMITS = {family: TARGETS for family in FAMILIES}
 LIMITS.update(
     {
         "o200k": (0.01, 0.05, 0.29),
-        "llama3": (0.01, 0.05, 0.21),
         "deepseek": (0.01, 0.05, 0.24),
-        "mistral-tekken": (0.01, 0.055, 0.20),
         "mistral-sp": (0.01, 0.06, 0.22),
         "claude-legacy": (0.01, 0.07, 0.20),
     }
