@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any, Literal, overload
@@ -76,23 +77,33 @@ class SessionWindow:
         added, then the earlier-shown items they matched (already in the transcript)."""
         return list(self.window.items) + [item for item, _ in self.shown]
 
-    @overload
-    def to_messages(self, style: Literal["openai"] = ...) -> list[dict[str, Any]]: ...
-    @overload
-    def to_messages(self, style: Literal["anthropic"]) -> dict[str, Any]: ...
+    def _turns_for(self, include_query: bool) -> tuple[SessionTurn, ...]:
+        if include_query or not self.turns:
+            return self.turns
+        # the caller sends the question itself: this call's turn keeps only its context
+        return (*self.turns[:-1], dataclasses.replace(self.turns[-1], query=""))
 
-    def to_messages(self, style: str = "openai") -> list[dict[str, Any]] | dict[str, Any]:
+    @overload
+    def to_messages(self, style: Literal["openai"] = ..., include_query: bool = ...) -> list[dict[str, Any]]: ...
+    @overload
+    def to_messages(self, style: Literal["anthropic"], include_query: bool = ...) -> dict[str, Any]: ...
+
+    def to_messages(self, style: str = "openai", include_query: bool = True) -> list[dict[str, Any]] | dict[str, Any]:
         """The whole transcript as chat messages: a list for ``"openai"``; for ``"anthropic"``
-        a dict ``{"system": ..., "messages": [...]}``."""
-        return transcript_messages(self.system, self.notice, self.turns, style)  # type: ignore[no-any-return]
+        a dict ``{"system": ..., "messages": [...]}``. ``include_query=False`` leaves this
+        call's question out, as ``Window.to_messages`` does, for callers that append it."""
+        turns = self._turns_for(include_query)
+        return transcript_messages(self.system, self.notice, turns, style)  # type: ignore[no-any-return]
 
     @functools.cached_property
     def _text(self) -> str:
         return transcript_text(self.system, self.notice, self.turns)
 
-    def to_text(self) -> str:
+    def to_text(self, include_query: bool = True) -> str:
         """The whole prompt as one string, in message order: what the prefix cache sees."""
-        return self._text
+        if include_query:
+            return self._text
+        return transcript_text(self.system, self.notice, self._turns_for(False))
 
     def report(self) -> dict[str, Any]:
         """The window's report (what this call added), plus the session's figures."""

@@ -58,8 +58,10 @@ def test_the_first_call_renders_as_the_cache_layout_window_does():
     window = eng.build_sync("q1")
     first = eng.session().build_sync("q1")
     assert first.to_text() == window.to_text()
-    assert first.to_messages("openai") == window.to_messages("openai")
-    assert first.to_messages("anthropic") == window.to_messages("anthropic")
+    assert first.to_text(include_query=False) == window.to_text(include_query=False)
+    for style in ("openai", "anthropic"):
+        assert first.to_messages(style) == window.to_messages(style)
+        assert first.to_messages(style, include_query=False) == window.to_messages(style, include_query=False)
     assert first.stable_prefix_hash == window.stable_prefix_hash
 
 
@@ -77,6 +79,9 @@ def test_both_styles_render_turns_as_the_model_saw_them():
     assert anthropic["messages"][2]["content"] == "q2"  # nothing new: the query alone
     with pytest.raises(ValueError, match="style"):
         last.to_messages("gemini")  # type: ignore[call-overload]
+    # as Window.to_messages(include_query=False): the caller appends the question itself
+    assert last.to_messages("openai", include_query=False) == last.to_messages("openai")[:-1]
+    assert last.to_text(include_query=False) + "\n<|user|>\nq2" == last.to_text()
 
 
 def test_already_shown_items_are_not_sent_again_and_are_traced():
@@ -185,6 +190,8 @@ def test_the_ceiling_cuts_the_oldest_turns_in_one_large_cut():
         assert cur.system == calls[0].system  # the stable block survives every cut
         omitted = cur.turn - len(cur.turns)
         assert cur.to_messages("openai")[1]["content"].startswith(f"({omitted} earlier turns")
+        first_user = cur.to_messages("anthropic")["messages"][0]["content"]
+        assert first_user[0]["text"].startswith(f"({omitted} earlier turns") and len(first_user) == 3
     # turns of even size: counting the new turn as the largest so far keeps under the ceiling
     assert all(c.prompt_tokens <= 6000 for c in calls)
     assert max(c.prompt_tokens for c in calls) > 5000
