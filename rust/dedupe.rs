@@ -67,29 +67,42 @@ pub fn visit_order(items: &[Item]) -> Vec<usize> {
 }
 
 /// Number of partitions for finding shared shingles; each holds a few thousand pairs at 10k
-/// items, small enough for its hash map to stay in cache.
+/// items, small enough to sort in cache.
 const PARTITIONS: usize = 1024;
 
-/// For each item, the shingles it shares with at least one other item.
+/// The shingles that two or more items share, as groups.
 ///
-/// Only shared shingles can add to an overlap, and most shingles are unique, so the sequential
-/// pass below indexes a fraction of them. Pairs are scattered into partitions by the top bits
-/// of the hash (sequential writes) and each partition is resolved with a small hash map in
-/// parallel: this replaced one big hash map over every shingle, whose random accesses missed
-/// the cache on every lookup (dedupe of 10k items went from ~170 ms to the figure in README).
-fn shared_shingles(shingles: &[Vec<u64>]) -> Vec<Vec<u64>> {
+/// `members[starts[g]..starts[g + 1]]` are the items holding shared shingle `g`, and
+/// `of_item[item_starts[i]..item_starts[i + 1]]` the groups of item `i`. Only shared shingles
+/// can add to an overlap and most shingles are unique, so the sequential pass walks a fraction
+/// of them, over compact arrays instead of a hash map.
+///
+/// How it got here (dedupe of 10k items of 150 words, native): one hash map from every shingle
+/// to the kept items holding it missed the cache on nearly every access (~170 ms); resolving
+/// shared shingles per partition with small hash maps and then a map over the shared ones only
+/// (~60 ms at 10k, but 1.1 s of 1.6 s at 100k in those two steps); now pairs are scattered into
+/// partitions by the top bits of the hash, each partition is sorted in cache (in parallel), and
+/// groups are handed to items with a counting sort, so nothing random touches a large table.
+struct SharedGroups {
+    starts: Vec<u32>,
+    members: Vec<u32>,
+    item_starts: Vec<u32>,
+    of_item: Vec<u32>,
+}
+
+fn shared_groups(shingles: &[Vec<u64>]) -> SharedGroups {
     let bucket = |h: u64| (h >> 54) as usize; // top 10 bits
-    let mut starts = vec![0usize; PARTITIONS + 1];
+    let mut part_starts = vec![0usize; PARTITIONS + 1];
     for hs in shingles {
         for &h in hs {
-            starts[bucket(h) + 1] += 1;
+            part_starts[bucket(h) + 1] += 1;
         }
     }
     for p in 0..PARTITIONS {
-        starts[p + 1] += starts[p];
+        part_starts[p + 1] += part_starts[p];
     }
-    let mut pairs = vec![(0u64, 0u32); starts[PARTITIONS]];
-    let mut next = starts.clone();
+    let mut pairs = vec![(0u64, 0u32); part_starts[PARTITIONS]];
+    let mut next = part_starts.clone();
     for (i, hs) in shingles.iter().enumerate() {
         for &h in hs {
             let b = bucket(h);
@@ -97,31 +110,69 @@ fn shared_shingles(shingles: &[Vec<u64>]) -> Vec<Vec<u64>> {
             next[b] += 1;
         }
     }
-    let mut parts: Vec<&[(u64, u32)]> = Vec::with_capacity(PARTITIONS);
-    let mut rest: &[(u64, u32)] = &pairs;
+    let mut parts: Vec<&mut [(u64, u32)]> = Vec::with_capacity(PARTITIONS);
+    let mut rest: &mut [(u64, u32)] = &mut pairs;
     for p in 0..PARTITIONS {
-        let (head, tail) = rest.split_at(starts[p + 1] - starts[p]);
+        let (head, tail) = rest.split_at_mut(part_starts[p + 1] - part_starts[p]);
         parts.push(head);
         rest = tail;
     }
-    let shared: Vec<Vec<(u64, u32)>> = parts
-        .par_iter()
+    // per partition: the member lists of its shared shingles, one after another, and where
+    // each group starts within them
+    let per_part: Vec<(Vec<u32>, Vec<u32>)> = parts
+        .into_par_iter()
         .map(|part| {
-            let mut seen: MixMap<u32> =
-                MixMap::with_capacity_and_hasher(part.len(), Default::default());
-            for &(h, _) in part.iter() {
-                *seen.entry(h).or_insert(0) += 1;
+            part.sort_unstable();
+            let (mut members, mut starts) = (Vec::new(), Vec::new());
+            let mut k = 0;
+            while k < part.len() {
+                let mut end = k + 1;
+                while end < part.len() && part[end].0 == part[k].0 {
+                    end += 1;
+                }
+                if end - k > 1 {
+                    starts.push(members.len() as u32);
+                    members.extend(part[k..end].iter().map(|&(_, i)| i));
+                }
+                k = end;
             }
-            part.iter().filter(|(h, _)| seen[h] > 1).copied().collect()
+            (members, starts)
         })
         .collect();
-    let mut out: Vec<Vec<u64>> = vec![Vec::new(); shingles.len()];
-    for part in shared {
-        for (h, i) in part {
-            out[i as usize].push(h);
+    drop(pairs);
+
+    let mut starts: Vec<u32> = Vec::new();
+    let mut members: Vec<u32> = Vec::new();
+    for (part_members, part_starts) in per_part {
+        let base = members.len() as u32;
+        starts.extend(part_starts.iter().map(|&s| base + s));
+        members.extend_from_slice(&part_members);
+    }
+    starts.push(members.len() as u32);
+
+    // counting sort of (item, group) by item
+    let n = shingles.len();
+    let mut item_starts = vec![0u32; n + 1];
+    for &m in &members {
+        item_starts[m as usize + 1] += 1;
+    }
+    for i in 0..n {
+        item_starts[i + 1] += item_starts[i];
+    }
+    let mut cursor = item_starts.clone();
+    let mut of_item = vec![0u32; members.len()];
+    for g in 0..starts.len() - 1 {
+        for &m in &members[starts[g] as usize..starts[g + 1] as usize] {
+            of_item[cursor[m as usize] as usize] = g as u32;
+            cursor[m as usize] += 1;
         }
     }
-    out
+    SharedGroups {
+        starts,
+        members,
+        item_starts,
+        of_item,
+    }
 }
 
 pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
@@ -148,20 +199,16 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
         .collect();
     let sizes: Vec<usize> = prepared.iter().map(|p| p.0.len()).collect();
     let (all_shingles, hashes): (Vec<Vec<u64>>, Vec<Option<u64>>) = prepared.into_iter().unzip();
-    let shared = shared_shingles(&all_shingles);
+    let groups = shared_groups(&all_shingles);
     drop(all_shingles);
 
-    let total: usize = shared.iter().map(Vec::len).sum();
     let mut duplicate_of = vec![-1i64; n];
     let mut visit_rank = vec![usize::MAX; n];
+    let mut kept = vec![false; n];
     let mut by_id: HashMap<&[u8], usize> = HashMap::new();
     let mut by_hash: MixMap<usize> = MixMap::default();
-    // postings of kept items as linked lists in one arena: head[shingle] -> entry = (item, next)
-    let mut head: MixMap<u32> = MixMap::with_capacity_and_hasher(total, Default::default());
-    let mut entries: Vec<(u32, u32)> = Vec::with_capacity(total);
     let mut overlap = vec![0u32; n];
     let mut touched: Vec<usize> = Vec::new();
-    const NIL: u32 = u32::MAX;
 
     for (rank, &i) in order.iter().enumerate() {
         let it = &items[i];
@@ -183,16 +230,20 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
                     consider(k, &mut best);
                 }
             }
-            for s in &shared[i] {
-                let mut e = head.get(s).copied().unwrap_or(NIL);
-                while e != NIL {
-                    let (k, next) = entries[e as usize];
+            let mine =
+                &groups.of_item[groups.item_starts[i] as usize..groups.item_starts[i + 1] as usize];
+            for &g in mine {
+                let g = g as usize;
+                for &k in &groups.members[groups.starts[g] as usize..groups.starts[g + 1] as usize]
+                {
                     let k = k as usize;
-                    if overlap[k] == 0 {
-                        touched.push(k);
+                    // only items kept so far count: they were visited earlier
+                    if kept[k] {
+                        if overlap[k] == 0 {
+                            touched.push(k);
+                        }
+                        overlap[k] += 1;
                     }
-                    overlap[k] += 1;
-                    e = next;
                 }
             }
             for &k in &touched {
@@ -209,14 +260,10 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
             }
         }
         visit_rank[i] = rank;
+        kept[i] = true;
         by_id.entry(it.id).or_insert(i);
         if let Some(h) = hashes[i] {
             by_hash.entry(h).or_insert(i);
-        }
-        for &s in &shared[i] {
-            let slot = head.entry(s).or_insert(NIL);
-            entries.push((i as u32, *slot));
-            *slot = (entries.len() - 1) as u32;
         }
     }
     Outcome {
