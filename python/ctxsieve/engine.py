@@ -133,7 +133,7 @@ class ContextEngine:
             if inspect.iscoroutinefunction(fn):
                 pending[k] = fn(query)
             elif getattr(c.source, "blocking", True):
-                pending[k] = asyncio.to_thread(fn, query)
+                pending[k] = _in_thread(fn, query)
             else:
                 try:
                     out = fn(query)
@@ -288,6 +288,13 @@ class ContextEngine:
         workers = max_workers or min(len(qs), os.cpu_count() or 4, 32)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxsieve-build") as pool:
             return list(pool.map(self.build_sync, qs))
+
+
+async def _in_thread(fn: Callable[[str], Any], query: str) -> Any:
+    """A blocking source's answer, from a worker thread; a sync ``candidates`` may still return
+    an awaitable (the Source protocol allows it), which is awaited here."""
+    out = await asyncio.to_thread(fn, query)
+    return await out if inspect.isawaitable(out) else out
 
 
 class _SourceTimeout(TimeoutError):

@@ -162,3 +162,20 @@ async def test_large_async_builds_leave_the_event_loop_free():
     assert threads[0] is not threading.main_thread() and threads[1] is threading.main_thread()
     assert window.to_text() == engine.build_sync("q").to_text()
     assert threads[2] is threading.main_thread()  # build_sync never hops
+
+
+def test_a_sync_candidates_returning_an_awaitable_is_awaited():
+    # the Source protocol lets candidates() return a list or an awaitable of one; a source
+    # without ``blocking = False`` runs on a thread, and what it hands back must still be awaited
+    async def fetch(q):
+        return [item("fetched", 0.5)]
+
+    class Deferred:
+        name = "deferred"
+
+        def candidates(self, q):
+            return fetch(q)
+
+    window = ContextEngine([Deferred()], budget=100).build_sync("q")
+    assert [i.id for i in window.items] == ["fetched"]
+    assert window.trace.events == []
