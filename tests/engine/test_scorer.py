@@ -165,3 +165,43 @@ def test_scorer_call_does_not_block_other_builds():
     t0 = time.perf_counter()
     asyncio.run(two())
     assert time.perf_counter() - t0 < 0.55
+
+
+class CustomScorer:
+    """A scorer of the user's own (not an LLMScorer) that answers ``scores`` as they are."""
+
+    top_n = 20
+    alpha = 0.5
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    async def score(self, query, texts):
+        return self.scores
+
+
+@pytest.mark.parametrize(
+    ("scores", "event"),
+    [
+        ([float("nan"), 0.5, 0.5], "scorer_fallback:out_of_range"),
+        ([float("inf"), 0.5, 0.5], "scorer_fallback:out_of_range"),
+        (["0.7", 0.5, 0.5], "scorer_fallback:unparseable"),
+        ([None, 0.5, 0.5], "scorer_fallback:unparseable"),
+        (0.5, "scorer_fallback:unparseable"),
+        ([1.0], "scorer_fallback:wrong_count:1/3"),
+    ],
+)
+def test_a_custom_scorers_unusable_scores_fall_back(scores, event):
+    # checked like LLMScorer's replies: never a crash of the build in the policy
+    window = engine(CustomScorer(scores)).build_sync("q")
+    assert window.trace.events == [event]
+    assert all(e.final == e.calibrated for e in window.trace)
+    assert len(window.items) == 4
+
+
+def test_a_custom_scorers_numpy_scores_are_used():
+    import numpy as np
+
+    window = engine(CustomScorer(np.array([1.0, 0.0, 0.5]))).build_sync("q")
+    assert window.trace.events == []
+    assert [window.trace.entry(k).final for k in "abc"] == [0.5 * 3.0 + 0.5, 0.5 * 2.0, 0.5 * 1.0 + 0.25]

@@ -8,6 +8,8 @@ call; each gets ``final = (1 - alpha) * calibrated + alpha * model`` and the adj
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 from ctxsieve.stages.candidates import Candidates
@@ -29,10 +31,21 @@ async def rescore(cands: Candidates, scorer: Any, query: str) -> str | None:
         return f"scorer_fallback:{exc.reason}"
     except Exception as exc:  # a custom scorer's failure degrades like LLMScorer's
         return f"scorer_fallback:error:{type(exc).__name__}"
+    # a custom scorer's answer is checked as LLMScorer checks the model's: a NaN or a string
+    # would otherwise reach the policy and fail the whole build
+    try:
+        scores = list(scores)
+    except TypeError:
+        return "scorer_fallback:unparseable"
     if len(scores) != len(top):
         return f"scorer_fallback:wrong_count:{len(scores)}/{len(top)}"
+    if not all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in scores):
+        return "scorer_fallback:unparseable"
+    if not all(math.isfinite(s) for s in scores):
+        return "scorer_fallback:out_of_range"
     alpha = scorer.alpha
     for i, s in zip(top, scores):
+        s = float(s)
         cands.final[i] = (1 - alpha) * calibrated[i] + alpha * s
         cands.adjust(i, f"llm {s:.2f}")
     return None
