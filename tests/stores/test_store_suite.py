@@ -203,3 +203,16 @@ def test_index_statistics_survive_churn(store: Any) -> None:
         churned = [(h.record.id, round(h.score, 9)) for h in store.search_records("memory", q, 20)]
         fresh = [(h.record.id, round(h.score, 9)) for h in store.search_records("history", q, 20)]
         assert churned == fresh, q
+
+
+def test_one_batch_repeating_an_id_keeps_the_last(store: Any) -> None:
+    # the same id twice in one put_records: the last version wins, as two calls would leave it
+    store.put_records("memory", [_mem("d", "alpha beta", scope="s1"), _mem("d", "alpha gamma", scope="s2")])
+    assert store.count_records("memory") == 1
+    assert store.count_records("memory", scope="s1") == 0
+    assert store.count_records("memory", scope="s2") == 1
+    assert [h.record.text for h in store.search_records("memory", "alpha")] == ["alpha gamma"]
+    assert store.search_records("memory", "beta") == []
+    assert store.delete_record("memory", "d")
+    assert store.count_records("memory") == 0
+    assert store.search_records("memory", "gamma") == []

@@ -170,13 +170,16 @@ class RedisStore:
     def put_records(self, collection: str, records: Sequence[Record]) -> None:
         check_collection(collection)
         ix = self._ix(collection)
-        prepared = []
+        # one entry per id, the last version winning (as in SQL): the transaction reads each
+        # old version once, so a repeated id would otherwise be indexed and counted twice
+        latest: dict[str, tuple[Record, str, dict[str, int], int]] = {}
         for rec in records:
             counts: dict[str, int] = {}
             ws = kernels.words(indexed_text(rec))
             for w in ws:
                 counts[w] = counts.get(w, 0) + 1
-            prepared.append((rec, self._rkey(collection, rec.id), counts, len(ws)))
+            latest[rec.id] = (rec, self._rkey(collection, rec.id), counts, len(ws))
+        prepared = list(latest.values())
         if not prepared:
             return
 
