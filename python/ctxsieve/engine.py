@@ -86,8 +86,8 @@ class ContextEngine:
         if isinstance(source_timeout, bool) or not isinstance(source_timeout, (int, float)) or not source_timeout > 0:
             raise ConfigError(f"source_timeout: must be > 0 seconds, got {source_timeout!r}")
         self.source_timeout = float(source_timeout)
-        if scorer is not None and not callable(getattr(scorer, "score", None)):
-            raise ConfigError(f"scorer: needs an async score(query, texts) method, got {scorer!r}")
+        if scorer is not None:
+            _check_scorer(scorer)
         self.scorer = scorer
         self.estimator = tokenizer if isinstance(tokenizer, TokenEstimator) else TokenEstimator(tokenizer)
         self._weights = [float(c.weight) for c in self.configs]
@@ -288,6 +288,19 @@ class ContextEngine:
         workers = max_workers or min(len(qs), os.cpu_count() or 4, 32)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxsieve-build") as pool:
             return list(pool.map(self.build_sync, qs))
+
+
+def _check_scorer(scorer: Any) -> None:
+    """What ``rescore`` reads from a scorer: ``score``, ``top_n`` and ``alpha`` (an LLMScorer
+    has them all; a scorer of one's own must too), checked here rather than at the first build."""
+    if not callable(getattr(scorer, "score", None)):
+        raise ConfigError(f"scorer: needs an async score(query, texts) method, got {scorer!r}")
+    top_n = getattr(scorer, "top_n", None)
+    if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n <= 0:
+        raise ConfigError(f"scorer: needs top_n, a positive int (how many candidates it rescores), got {top_n!r}")
+    alpha = getattr(scorer, "alpha", None)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise ConfigError(f"scorer: needs alpha, a number in [0, 1] (the model's share of the score), got {alpha!r}")
 
 
 async def _in_thread(fn: Callable[[str], Any], query: str) -> Any:

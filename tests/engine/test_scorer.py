@@ -205,3 +205,25 @@ def test_a_custom_scorers_numpy_scores_are_used():
     window = engine(CustomScorer(np.array([1.0, 0.0, 0.5]))).build_sync("q")
     assert window.trace.events == []
     assert [window.trace.entry(k).final for k in "abc"] == [0.5 * 3.0 + 0.5, 0.5 * 2.0, 0.5 * 1.0 + 0.25]
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        ({}, "top_n"),
+        ({"top_n": 0, "alpha": 0.5}, "top_n"),
+        ({"top_n": 5}, "alpha"),
+        ({"top_n": 5, "alpha": 2}, "alpha"),
+    ],
+)
+def test_a_custom_scorer_without_top_n_or_alpha_is_a_config_error(attrs, message):
+    # rescore reads both: missing, they were an AttributeError at the first build
+    class Partial:
+        async def score(self, query, texts):
+            return [1.0] * len(texts)
+
+    scorer = Partial()
+    for k, v in attrs.items():
+        setattr(scorer, k, v)
+    with pytest.raises(ConfigError, match=f"scorer: needs {message}"):
+        engine(scorer)
