@@ -204,10 +204,15 @@ def test_okf_sources_in_an_engine(bundle):
         ("---\ntitle: T\ncolour: red\n---\nx", "unknown front matter keys ['colour']"),
         ("---\ntitle: T\nreview_by: soon\n---\nx", "not an ISO date"),
         ("---\ntitle: T\n", "never closed"),
+        ("---\ntitle: T\nreview_by: 2026-13-45\n---\nx", "invalid YAML front matter"),
+        (b"---\ntitle: caf\xe9\n---\nx", "not UTF-8"),
     ],
 )
 def test_okf_bundle_errors_name_the_file(tmp_path, body, message):
-    (tmp_path / "bad.md").write_text(body, encoding="utf-8")
+    if isinstance(body, bytes):
+        (tmp_path / "bad.md").write_bytes(body)
+    else:
+        (tmp_path / "bad.md").write_text(body, encoding="utf-8")
     with pytest.raises(ContextError, match=r"bad\.md") as info:
         OKFBundle(tmp_path)
     assert message in str(info.value)

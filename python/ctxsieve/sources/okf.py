@@ -70,7 +70,7 @@ def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
         raise ContextError(f"{where}: front matter opened with --- but never closed")
     try:
         meta = yaml.safe_load(text[3:end]) or {}
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: a date YAML parses, e.g. 2026-13-45
         raise ContextError(f"{where}: invalid YAML front matter: {exc}") from None
     if not isinstance(meta, dict):
         raise ContextError(f"{where}: front matter must be a mapping")
@@ -78,9 +78,16 @@ def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
     return meta, body.strip()
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ContextError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
 def load_concept(path: Path, root: Path) -> Concept:
     where = str(path)
-    meta, body = split_front_matter(path.read_text(encoding="utf-8"), where)
+    meta, body = split_front_matter(_read(path), where)
     unknown = set(meta) - _FIELDS
     if unknown:
         raise ContextError(f"{where}: unknown front matter keys {sorted(unknown)}")
@@ -125,7 +132,7 @@ class OKFBundle:
                 raise ContextError(f"OKF bundle {str(self.root)!r}: concept id {c.id!r} in {seen[c.id]} and {c.path}")
             seen[c.id] = c.path
         index = self.root / "index.md"
-        self.index_text = split_front_matter(index.read_text(encoding="utf-8"), str(index))[1] if index.exists() else ""
+        self.index_text = split_front_matter(_read(index), str(index))[1] if index.exists() else ""
         self._bm25: Any = None
 
     def index(self) -> str:
