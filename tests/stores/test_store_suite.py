@@ -216,3 +216,28 @@ def test_one_batch_repeating_an_id_keeps_the_last(store: Any) -> None:
     assert store.delete_record("memory", "d")
     assert store.count_records("memory") == 0
     assert store.search_records("memory", "gamma") == []
+
+
+def test_records_and_snapshots_take_lone_surrogates(store: Any) -> None:
+    # any str can be stored: a lone surrogate (no UTF-8 store accepts one) becomes U+FFFD, as in
+    # blobs, instead of a raw UnicodeEncodeError from the driver
+    store.put_records(
+        "history",
+        [_mem("s1", "deploy \ud800 key", scope="chat\udc00", tags=("t\ud83d",), audience="a\ud800", payload="p\udfff")],
+    )
+    rec = store.get_record("history", "s1")
+    assert rec is not None
+    assert (rec.text, rec.scope, rec.tags, rec.audience, rec.payload) == (
+        "deploy \ufffd key",
+        "chat\ufffd",
+        ("t\ufffd",),
+        "a\ufffd",
+        "p\ufffd",
+    )
+    # filters name the scope and audience as the caller wrote them
+    assert store.count_records("history", scope="chat\udc00") == 1
+    where = SearchFilter(scope="chat\udc00", audiences=frozenset({"a\ud800"}))
+    assert [h.record.id for h in store.search_records("history", "deploy key", where=where)] == ["s1"]
+    snap = store.save_snapshot("turn\ud800", 0, '{"text": "x\ud800y"}')
+    assert store.load_snapshot(snap) == '{"text": "x\ufffdy"}'
+    assert store.load_snapshot("x\ud800") is None

@@ -108,6 +108,25 @@ def prune_terms(dfs: Iterable[tuple[str, int]], budget: int) -> list[tuple[str, 
     return out
 
 
+def clean_record(record: Record) -> Record:
+    """``record`` with ``clean`` applied to every text field, so any str a caller holds can be
+    stored (the same replacement blobs get)."""
+
+    def c(value: object) -> object:
+        return clean(value) if isinstance(value, str) else value
+
+    return Record(
+        record.id,
+        c(record.text),  # type: ignore[arg-type]
+        c(record.scope),  # type: ignore[arg-type]
+        record.position,
+        tuple(c(t) for t in record.tags),  # type: ignore[misc]
+        c(record.audience),  # type: ignore[arg-type]
+        c(record.payload),  # type: ignore[arg-type]
+        record.created,
+    )
+
+
 def indexed_text(record: Record) -> str:
     """What search sees of a record: its text, then its tags."""
     return record.text if not record.tags else record.text + "\n" + " ".join(record.tags)

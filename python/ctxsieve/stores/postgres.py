@@ -17,7 +17,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ctxsieve.errors import MissingExtraError
-from ctxsieve.stores._text import check_limit, count_lines, query_terms, tags_from_json, tags_to_json
+from ctxsieve.stores._text import (
+    check_limit,
+    clean,
+    clean_record,
+    count_lines,
+    query_terms,
+    tags_from_json,
+    tags_to_json,
+)
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
 from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
 
@@ -207,7 +215,7 @@ class PostgresStore:
                 _nul(r.payload),
                 r.created or time.time(),
             )
-            for r in records
+            for r in map(clean_record, records)
         ]
         with self._lock:
             conn = self._db()
@@ -259,10 +267,10 @@ class PostgresStore:
         args: list[Any] = [tsq, collection]
         if where is not None and where.scope is not None:
             sql += " AND scope = %s"
-            args.append(where.scope)
+            args.append(_nul(clean(where.scope)))
         if where is not None and where.audiences is not None:
             sql += " AND audience = ANY(%s)"
-            args.append(sorted(where.audiences))
+            args.append(sorted(_nul(clean(a)) for a in where.audiences))
         sql += " ORDER BY rank DESC, id LIMIT %s"
         args.append(limit)
         return [Hit(_record(row[:8]), float(row[8])) for row in self._query(sql, args)]
@@ -274,7 +282,8 @@ class PostgresStore:
             rows = self._query(f"SELECT count(*) FROM {self.ns}_records WHERE collection = %s", (collection,))
         else:
             rows = self._query(
-                f"SELECT count(*) FROM {self.ns}_records WHERE collection = %s AND scope = %s", (collection, scope)
+                f"SELECT count(*) FROM {self.ns}_records WHERE collection = %s AND scope = %s",
+                (collection, _nul(clean(scope))),
             )
         return int(rows[0][0])
 
@@ -288,7 +297,7 @@ class PostgresStore:
         with self._lock:
             self._db().execute(
                 f"INSERT INTO {self.ns}_snapshots VALUES (%s, %s, %s, %s, %s)",
-                (snapshot_id, _nul(str(turn_id)), int(call_index), _nul(payload), time.time()),
+                (snapshot_id, _nul(clean(str(turn_id))), int(call_index), _nul(clean(payload)), time.time()),
             )
         return snapshot_id
 
@@ -296,5 +305,5 @@ class PostgresStore:
     def load_snapshot(self, snapshot_id: str) -> str | None:
         if not isinstance(snapshot_id, str):
             return None
-        rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (snapshot_id,))
+        rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (_nul(clean(snapshot_id)),))
         return rows[0][0] if rows else None

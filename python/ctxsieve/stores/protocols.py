@@ -97,7 +97,8 @@ class BlobStore(Protocol):
 class Record:
     """A searchable record. ``scope`` partitions a collection (a session id for history, a
     namespace for memory); ``position`` orders records within a scope; ``payload`` is opaque
-    (JSON text by convention); ``tags`` are indexed together with ``text``."""
+    (JSON text by convention); ``tags`` are indexed together with ``text``. Stores keep text
+    fields as given, except that a lone surrogate becomes U+FFFD (in snapshots too)."""
 
     id: str
     text: str

@@ -33,6 +33,8 @@ from ctxsieve.errors import MissingExtraError
 from ctxsieve.stores._text import (
     POSTING_BUDGET,
     check_limit,
+    clean,
+    clean_record,
     count_lines,
     indexed_text,
     prune_terms,
@@ -173,7 +175,7 @@ class RedisStore:
         # one entry per id, the last version winning (as in SQL): the transaction reads each
         # old version once, so a repeated id would otherwise be indexed and counted twice
         latest: dict[str, tuple[Record, str, dict[str, int], int]] = {}
-        for rec in records:
+        for rec in map(clean_record, records):
             counts: dict[str, int] = {}
             ws = kernels.words(indexed_text(rec))
             for w in ws:
@@ -269,6 +271,8 @@ class RedisStore:
         if not terms or limit == 0:
             return []
         ix = self._ix(collection)
+        scope_only = clean(where.scope) if where is not None and where.scope is not None else None
+        audiences = None if where is None or where.audiences is None else {clean(a) for a in where.audiences}
         pipe = self.r.pipeline(transaction=False)
         pipe.hmget(f"{ix}:stats", "n", "total")
         for t in terms:
@@ -290,9 +294,9 @@ class RedisStore:
             if raw is None:  # removed while we read
                 continue
             length, scope, audience = json.loads(raw)
-            if where is not None and where.scope is not None and scope != where.scope:
+            if scope_only is not None and scope != scope_only:
                 continue
-            if where is not None and where.audiences is not None and audience not in where.audiences:
+            if audiences is not None and audience not in audiences:
                 continue
             docs[rid] = length
         avgdl = total / n if total > 0 else 1.0
@@ -319,7 +323,7 @@ class RedisStore:
         ix = self._ix(collection)
         if scope is None:
             return int(self.r.hget(f"{ix}:stats", "n") or 0)
-        return int(self.r.scard(f"{ix}:scope:{scope}"))
+        return int(self.r.scard(f"{ix}:scope:{clean(scope)}"))
 
     # -- snapshots --------------------------------------------------------------------------
 
@@ -331,9 +335,9 @@ class RedisStore:
         self.r.hset(
             f"{self.ns}:snap:{snapshot_id}",
             mapping={
-                "turn_id": str(turn_id),
+                "turn_id": clean(str(turn_id)),
                 "call_index": int(call_index),
-                "payload": payload,
+                "payload": clean(payload),
                 "created": time.time(),
             },
         )

@@ -25,6 +25,8 @@ from typing import Any
 from ctxsieve.stores import _sqlite_index as index
 from ctxsieve.stores._text import (
     check_limit,
+    clean,
+    clean_record,
     count_lines,
     query_terms,
     tags_from_json,
@@ -235,7 +237,7 @@ class SQLiteStore:
         for r in records:
             check_id("record id", r.id)
         with self._write() as conn:
-            for r in records:
+            for r in map(clean_record, records):
                 self._remove(conn, collection, r.id)
                 stored = Record(
                     r.id,
@@ -299,8 +301,8 @@ class SQLiteStore:
         terms = query_terms(query)
         if not terms or limit == 0:
             return []
-        scope = where.scope if where is not None else None
-        audiences = sorted(where.audiences) if where is not None and where.audiences is not None else None
+        scope = clean(where.scope) if where is not None and where.scope is not None else None
+        audiences = sorted(map(clean, where.audiences)) if where is not None and where.audiences is not None else None
         if audiences is not None and not audiences:
             return []
         with self._lock:
@@ -325,7 +327,7 @@ class SQLiteStore:
         check_collection(collection)
         if scope is None:
             return int(self._read("SELECT count(*) FROM records WHERE collection = ?", (collection,))[0][0])
-        rows = self._read("SELECT count(*) FROM records WHERE collection = ? AND scope = ?", (collection, scope))
+        rows = self._read("SELECT count(*) FROM records WHERE collection = ? AND scope = ?", (collection, clean(scope)))
         return int(rows[0][0])
 
     # -- snapshots --------------------------------------------------------------------------
@@ -338,7 +340,7 @@ class SQLiteStore:
             with self._write() as conn:
                 conn.execute(
                     "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?)",
-                    (snapshot_id, str(turn_id), int(call_index), payload, time.time()),
+                    (snapshot_id, clean(str(turn_id)), int(call_index), clean(payload), time.time()),
                 )
         except sqlite3.Error as exc:
             raise StoreError(f"SQLite store {self.url}: cannot save snapshot: {exc}") from exc
@@ -347,5 +349,5 @@ class SQLiteStore:
     def load_snapshot(self, snapshot_id: str) -> str | None:
         if not isinstance(snapshot_id, str):
             return None
-        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (snapshot_id,))
+        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (clean(snapshot_id),))
         return rows[0][0] if rows else None
