@@ -165,3 +165,15 @@ def test_a_broken_user_corpus_is_reported_with_its_line(tmp_path, capsys):
     (tmp_path / "documents.jsonl").write_text('{"id": "d"}\n', encoding="utf-8")
     assert main(["eval", "--corpus", str(tmp_path), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     assert "documents.jsonl:1: field 'text': missing" in capsys.readouterr().err
+
+
+def test_an_unreachable_endpoint_is_a_context_error_naming_it():
+    from ctxsieve.errors import ContextError
+    from ctxsieve.eval.level2 import ChatClient, Endpoint
+
+    client = ChatClient(Endpoint("http://127.0.0.1:9/v1", "m", timeout=1.0))  # discard port: refused
+    try:
+        with pytest.raises(ContextError, match=r"http://127\.0\.0\.1:9/v1: request failed: ConnectError"):
+            client.chat([{"role": "user", "content": "hi"}])
+    finally:
+        client.close()

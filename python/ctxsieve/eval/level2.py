@@ -71,6 +71,7 @@ class ChatClient:
             raise MissingExtraError("http", "httpx") from None
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
         self.endpoint = endpoint
+        self._http_error = httpx.HTTPError
         self.http = httpx.Client(base_url=endpoint.base_url, headers=headers, timeout=endpoint.timeout)
 
     def close(self) -> None:
@@ -80,7 +81,10 @@ class ChatClient:
         body = {"model": model or self.endpoint.model, "messages": list(messages), "temperature": 0}
         body["max_tokens"] = max_tokens
         start = time.perf_counter()
-        response = self.http.post("/chat/completions", json=body)
+        try:
+            response = self.http.post("/chat/completions", json=body)
+        except self._http_error as exc:  # refused, timed out, reset: name the endpoint, not httpx
+            raise ContextError(f"{self.endpoint.base_url}: request failed: {type(exc).__name__}: {exc}") from None
         latency = time.perf_counter() - start
         if response.status_code >= 400:
             raise ContextError(f"{self.endpoint.base_url}: HTTP {response.status_code}: {response.text[:200]}")
