@@ -177,3 +177,16 @@ def test_an_unreachable_endpoint_is_a_context_error_naming_it():
             client.chat([{"role": "user", "content": "hi"}])
     finally:
         client.close()
+
+
+def test_the_chat_client_is_closed_when_the_run_stops_on_an_error(tmp_path, stub_server, capsys, monkeypatch):
+    from ctxsieve.eval import level2
+
+    closed = []
+    real_close = level2.ChatClient.close
+    monkeypatch.setattr(level2.ChatClient, "close", lambda self: closed.append(self) or real_close(self))
+    args = ["eval", "--level", "2", "--base-url", stub_server, "--model", "stub-1", "--budgets", "750"]
+    args += ["--configs", "fixed_slots/cache", "--level2-configs", "no_such/cache", "--out", str(tmp_path), "--quiet"]
+    assert main(args) == 2
+    assert "names none of the configurations run" in capsys.readouterr().err
+    assert len(closed) == 1

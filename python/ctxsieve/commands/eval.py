@@ -104,64 +104,72 @@ def run(args: argparse.Namespace) -> int:
     if args.level == 2 or args.base_url or args.model:
         endpoint = level2.Endpoint.from_env(args.base_url, args.model, args.judge_model)
     client = level2.ChatClient(endpoint) if endpoint is not None else None
-    scorer = None
-    if client is not None:
-        from ctxsieve.scorer import LLMScorer
+    try:
+        scorer = None
+        if client is not None:
+            from ctxsieve.scorer import LLMScorer
 
-        scorer = LLMScorer(client.complete)
-    names = args.configs.split(",") if args.configs else None
-    configs = cfg.parse_configs(names, llm=scorer is not None) if names else cfg.default_configs(llm=scorer is not None)
-    assets = runner.prepare(corpus, args.retriever)
-    total = runner.total_calls(assets, configs, args.budgets)
-    columns = (
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
-        task = bar.add_task("building windows", total=total)
-        records = runner.run(
-            assets,
-            configs,
-            args.budgets,
-            scorer=scorer,
-            progress=lambda n: bar.advance(task, n),
-            history_mode=args.history,
-            max_prompt_tokens=args.max_prompt_tokens,
+            scorer = LLMScorer(client.complete)
+        names = args.configs.split(",") if args.configs else None
+        configs = (
+            cfg.parse_configs(names, llm=scorer is not None) if names else cfg.default_configs(llm=scorer is not None)
         )
-    rows = summary.summarize(records)
-    targets = summary.check_targets(rows)
-    env = runner.environment()
-    env.update(
-        corpus=str(args.corpus) if args.corpus else f"shipped ({default_corpus_dir().name})",
-        retriever=args.retriever,
-        history=args.history,
-        max_prompt_tokens=args.max_prompt_tokens,
-        documents=len(corpus.documents),
-        questions=len(corpus.questions),
-        sessions=len(assets.sessions),
-    )
-    command = "ctxsieve eval" + ("" if len(sys.argv) < 3 else " " + " ".join(sys.argv[2:]))
-    title = f"ctxsieve eval: {env['documents']} documents, {env['questions']} questions in {env['sessions']} sessions"
-    console.print(report.rich_table(rows, title=title))
-    for line in targets:
-        console.print(("[green]" if line.startswith("PASS") else "[red]") + line)
-    written = report.write_all(args.out, rows, records, targets, env, command)
-    if client is not None and args.level == 2:
-        wanted = set(args.level2_configs.split(","))
-        if not wanted & {c.name for c in configs}:
-            raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
-        chosen = [r for r in records if r.config in wanted]
+        assets = runner.prepare(corpus, args.retriever)
+        total = runner.total_calls(assets, configs, args.budgets)
+        columns = (
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
-            task = bar.add_task("answering and judging", total=len(chosen))
-            graded = level2.answer_and_grade(client, corpus, chosen, progress=lambda n: bar.advance(task, n))
-        l2 = level2.summarize_level2(graded)
-        console.print(level2_table(l2))
-        path = args.out / "eval-level2.json"
-        path.write_text(json.dumps({"rows": l2, "answers": [g.as_dict() for g in graded]}, indent=1), encoding="utf-8")
-        written.append(path)
-    if client is not None:
-        client.close()
+            task = bar.add_task("building windows", total=total)
+            records = runner.run(
+                assets,
+                configs,
+                args.budgets,
+                scorer=scorer,
+                progress=lambda n: bar.advance(task, n),
+                history_mode=args.history,
+                max_prompt_tokens=args.max_prompt_tokens,
+            )
+        rows = summary.summarize(records)
+        targets = summary.check_targets(rows)
+        env = runner.environment()
+        env.update(
+            corpus=str(args.corpus) if args.corpus else f"shipped ({default_corpus_dir().name})",
+            retriever=args.retriever,
+            history=args.history,
+            max_prompt_tokens=args.max_prompt_tokens,
+            documents=len(corpus.documents),
+            questions=len(corpus.questions),
+            sessions=len(assets.sessions),
+        )
+        command = "ctxsieve eval" + ("" if len(sys.argv) < 3 else " " + " ".join(sys.argv[2:]))
+        title = (
+            f"ctxsieve eval: {env['documents']} documents, {env['questions']} questions in {env['sessions']} sessions"
+        )
+        console.print(report.rich_table(rows, title=title))
+        for line in targets:
+            console.print(("[green]" if line.startswith("PASS") else "[red]") + line)
+        written = report.write_all(args.out, rows, records, targets, env, command)
+        if client is not None and args.level == 2:
+            wanted = set(args.level2_configs.split(","))
+            if not wanted & {c.name for c in configs}:
+                raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
+            chosen = [r for r in records if r.config in wanted]
+            with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
+                task = bar.add_task("answering and judging", total=len(chosen))
+                graded = level2.answer_and_grade(client, corpus, chosen, progress=lambda n: bar.advance(task, n))
+            l2 = level2.summarize_level2(graded)
+            console.print(level2_table(l2))
+            path = args.out / "eval-level2.json"
+            path.write_text(
+                json.dumps({"rows": l2, "answers": [g.as_dict() for g in graded]}, indent=1), encoding="utf-8"
+            )
+            written.append(path)
+    finally:
+        if client is not None:
+            client.close()  # also when a config or an endpoint error stops the run
     console.print(f"wrote {', '.join(str(p) for p in written)} in {time.perf_counter() - started:.1f}s")
     return 0
