@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 import ctxsieve
-from ctxsieve.stores import Record, StoreUnavailableError, open_store
+from ctxsieve.stores import Record, StoreError, StoreUnavailableError, open_store
+from ctxsieve.stores._text import iter_chunks
 
 # the children import ctxsieve from where this process did (source tree or installed wheel)
 _PYTHONPATH = str(Path(ctxsieve.__file__).resolve().parents[1])
@@ -145,6 +146,27 @@ def test_sqlite_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreUnavailableError, match=r"bad\.db"):
         open_store(str(bad))
+
+
+def test_sqlite_full_disk_names_the_store_and_the_reason(tmp_path: Path) -> None:
+    # SQLite rolls back by itself on a full disk: the error must still say "full", name the
+    # store, and be a StoreError, never a raw sqlite3 error or "no transaction is active"
+    store = open_store(str(tmp_path / "small.db"))
+    store._conn.execute("PRAGMA max_page_count = 40")  # a disk that fills at 40 pages
+    writes = {
+        "records to memory": lambda: store.put_records(
+            "memory", [Record(f"r{i}", f"word{i} " * 2000) for i in range(50)]
+        ),
+        "blob big": lambda: store.put_blob("big", iter_chunks(["x" * 1_000_000])),
+        "snapshot": lambda: store.save_snapshot("t", 0, "y" * 1_000_000),
+    }
+    for what, write in writes.items():
+        with pytest.raises(StoreError, match=rf"small\.db: cannot (write|save) {what}: database or disk is full"):
+            write()
+    assert store.count_records("memory") == 0
+    store.put_records("memory", [Record("ok", "still writable")])  # the connection is usable
+    assert store.count_records("memory") == 1
+    store.close()
 
 
 def test_unknown_scheme() -> None:

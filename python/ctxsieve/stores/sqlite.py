@@ -132,7 +132,9 @@ class SQLiteStore:
         return self._conn
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, what: str = "write failed") -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction; an SQLite error in it (or in its commit) is a
+        ``StoreError`` that names the store, says ``what`` failed and gives SQLite's reason."""
         with self._lock:
             conn = self._db()
             try:
@@ -141,14 +143,16 @@ class SQLiteStore:
                 raise StoreError(f"SQLite store {self.url}: cannot start a write: {exc}") from exc
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            try:
                 conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                conn.execute("ROLLBACK")
-                raise StoreError(f"SQLite store {self.url}: commit failed: {exc}") from exc
+            except BaseException as exc:
+                # after some errors (a full disk, an I/O error) SQLite has rolled back already,
+                # and a second ROLLBACK would replace the real reason with "no transaction"
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(f"SQLite store {self.url}: {what}: {exc}") from exc
+                raise
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -170,25 +174,20 @@ class SQLiteStore:
         check_id("blob id", blob_id)
         chars = newlines = n = 0
         last = ""
-        try:
-            with self._write() as conn:
-                conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
-                conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,))
-                for c in chunks:
-                    conn.execute(
-                        "INSERT INTO blob_chunks VALUES (?, ?, ?, ?, ?)",
-                        (blob_id, n, c.first_line, c.first_char, c.text),
-                    )
-                    chars += len(c.text)
-                    newlines += c.text.count("\n")
-                    last = c.text[-1:] or last
-                    n += 1
-                info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
+        with self._write(f"cannot write blob {blob_id}") as conn:
+            conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
+            conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,))
+            for c in chunks:
                 conn.execute(
-                    "INSERT INTO blobs VALUES (?, ?, ?, ?, ?)", (blob_id, info.chars, info.lines, n, info.created)
+                    "INSERT INTO blob_chunks VALUES (?, ?, ?, ?, ?)",
+                    (blob_id, n, c.first_line, c.first_char, c.text),
                 )
-        except sqlite3.Error as exc:
-            raise StoreError(f"SQLite store {self.url}: cannot write blob {blob_id}: {exc}") from exc
+                chars += len(c.text)
+                newlines += c.text.count("\n")
+                last = c.text[-1:] or last
+                n += 1
+            info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
+            conn.execute("INSERT INTO blobs VALUES (?, ?, ?, ?, ?)", (blob_id, info.chars, info.lines, n, info.created))
         return info
 
     def blob_info(self, blob_id: str) -> BlobInfo | None:
@@ -226,7 +225,7 @@ class SQLiteStore:
 
     def delete_blob(self, blob_id: str) -> bool:
         check_id("blob id", blob_id)
-        with self._write() as conn:
+        with self._write(f"cannot delete blob {blob_id}") as conn:
             conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
             return conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,)).rowcount > 0
 
@@ -236,7 +235,7 @@ class SQLiteStore:
         check_collection(collection)
         for r in records:
             check_id("record id", r.id)
-        with self._write() as conn:
+        with self._write(f"cannot write records to {collection}") as conn:
             for r in map(clean_record, records):
                 self._remove(conn, collection, r.id)
                 stored = Record(
@@ -290,7 +289,7 @@ class SQLiteStore:
     def delete_record(self, collection: str, record_id: str) -> bool:
         check_collection(collection)
         check_id("record id", record_id)
-        with self._write() as conn:
+        with self._write(f"cannot delete record {record_id} from {collection}") as conn:
             return self._remove(conn, collection, record_id)
 
     def search_records(
@@ -336,14 +335,11 @@ class SQLiteStore:
         if not isinstance(payload, str):
             raise TypeError(f"payload: expected str, got {type(payload).__name__}")
         snapshot_id = uuid.uuid4().hex
-        try:
-            with self._write() as conn:
-                conn.execute(
-                    "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?)",
-                    (snapshot_id, clean(str(turn_id)), int(call_index), clean(payload), time.time()),
-                )
-        except sqlite3.Error as exc:
-            raise StoreError(f"SQLite store {self.url}: cannot save snapshot: {exc}") from exc
+        with self._write("cannot save snapshot") as conn:
+            conn.execute(
+                "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?)",
+                (snapshot_id, clean(str(turn_id)), int(call_index), clean(payload), time.time()),
+            )
         return snapshot_id
 
     def load_snapshot(self, snapshot_id: str) -> str | None:
