@@ -330,13 +330,21 @@ def engine_from_document(doc: PolicyDocument, objects: Mapping[str, Any], base: 
         tokenizer = TokenEstimator(spec.tokenizer)
     except ConfigError as exc:
         raise ConfigError(f"spec.tokenizer: {exc}") from None
+    scorer = None
+    if spec.scorer is not None:
+        # outside the engine's try below, whose "spec: " would come before the path again
+        try:
+            scorer = _scorer(spec.scorer, objects)
+        except ConfigError as exc:
+            text = str(exc)
+            raise ConfigError(text if text.startswith("spec.scorer") else f"spec.scorer: {text}") from None
     try:
         return ContextEngine(
             configs,
             budget=spec.budget,
             policy=policy,
             tokenizer=tokenizer,
-            scorer=None if spec.scorer is None else _scorer(spec.scorer, objects),
+            scorer=scorer,
             layout=spec.layout,
             dedupe_threshold=spec.dedupe_threshold,
             source_timeout=spec.source_timeout,

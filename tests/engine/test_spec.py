@@ -161,5 +161,11 @@ def test_scorer_from_an_object_or_an_endpoint(tmp_path, kb, monkeypatch):
     monkeypatch.setenv("TEST_KEY", "sk-x")
     assert callable(load_engine(write(tmp_path, text), objs).scorer.complete)
     both = GOOD.replace("  sources:", "  scorer: {}\n  sources:")
-    with pytest.raises(ConfigError, match="exactly one of complete"):
+    with pytest.raises(ConfigError, match=r"^spec\.scorer: give exactly one of complete"):
         load_engine(write(tmp_path, both), objs)
+    missing = GOOD.replace("  sources:", "  scorer: {complete: nobody}\n  sources:")
+    with pytest.raises(ConfigError, match=r"^spec\.scorer\.complete: no object named 'nobody'"):
+        load_engine(write(tmp_path, missing), objs)
+    not_callable = GOOD.replace("  sources:", "  scorer: {complete: conversation}\n  sources:")
+    with pytest.raises(ConfigError, match=r"^spec\.scorer: LLMScorer: complete must be callable"):
+        load_engine(write(tmp_path, not_callable), objs)
