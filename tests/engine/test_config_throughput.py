@@ -211,5 +211,7 @@ def test_explain_cli_imports_named_objects(tmp_path, capsys, monkeypatch):
     assert "hit-1" in out and "about refunds" in out
     assert main([*args, "--objects", "my_objects"]) == 2
     assert "expected module:attribute" in capsys.readouterr().err
+    assert main([*args, "--objects", "my_objects:fetch"]) == 2  # the function, not the mapping
+    assert "'my_objects:fetch' is a function, not a mapping" in capsys.readouterr().err
     assert main(args) == 2
     assert "no object named 'fetch'" in capsys.readouterr().err

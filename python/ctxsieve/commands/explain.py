@@ -12,6 +12,7 @@ import dataclasses
 import importlib
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from ctxsieve.errors import ConfigError, MissingExtraError
@@ -38,6 +39,8 @@ def _objects(spec: str | None) -> dict[str, Any]:
         value = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"--objects: cannot load {spec!r}: {exc}") from None
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"--objects: {spec!r} is a {type(value).__name__}, not a mapping of names to objects")
     return dict(value)
 
 
