@@ -122,7 +122,7 @@ fn shared_groups(shingles: &[Vec<u64>]) -> SharedGroups {
     let per_part: Vec<(Vec<u32>, Vec<u32>)> = parts
         .into_par_iter()
         .map(|part| {
-            part.sort_unstable();
+            part.sort_unstable_by_key(|&(h, _)| h); // group order within a shingle does not matter
             let (mut members, mut starts) = (Vec::new(), Vec::new());
             let mut k = 0;
             while k < part.len() {
