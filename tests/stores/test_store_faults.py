@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import ctxsieve
-from ctxsieve.stores import Record, StoreError, StoreUnavailableError, open_store
+from ctxsieve.stores import Record, StoreError, StoreUnavailableError, open_store, redact_url
 from ctxsieve.stores._text import iter_chunks
 
 # the children import ctxsieve from where this process did (source tree or installed wheel)
@@ -217,3 +217,34 @@ def test_redis_server_going_down_after_open(tmp_path: Path) -> None:
     assert "s3cret" not in str(info.value)
     with pytest.raises(StoreUnavailableError):
         list(store.iter_blob("anything"))
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://agent@127.0.0.1:1/agents?password=hunter2secret", "?password=***"),
+        ("postgresql://agent@127.0.0.1:1/agents?sslmode=disable&password=hunter2secret", "&password=***"),
+        ("redis://127.0.0.1:1/0?password=hunter2secret", "?password=***"),
+        ("host=127.0.0.1 port=1 password=hunter2secret dbname=agents", "password=*** dbname"),
+        ("postgresql://agent:hunter2secret@127.0.0.1:notaport/agents", "agent:***@127.0.0.1:notaport"),
+        ("redis://:hunter2secret@127.0.0.1:99999/0", ":***@127.0.0.1:99999"),
+    ],
+)
+def test_every_form_of_password_is_hidden(url: str, shown: str) -> None:
+    # libpq and redis-py also take the password as a query parameter (libpq as a DSN setting),
+    # and a bad port must still give an error that names the store, not a bare ValueError
+    redacted = redact_url(url)
+    assert "hunter2secret" not in redacted
+    assert shown in redacted
+    if url.startswith("redis"):
+        pytest.importorskip("redis")
+        with pytest.raises(StoreUnavailableError) as info:
+            open_store(url, connect_timeout=2)
+    else:
+        pytest.importorskip("psycopg")
+        from ctxsieve.stores.postgres import PostgresStore
+
+        with pytest.raises(StoreUnavailableError) as info:
+            PostgresStore(url, connect_timeout=2)
+    assert "hunter2secret" not in str(info.value)
+    assert redacted in str(info.value)
