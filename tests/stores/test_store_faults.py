@@ -248,3 +248,26 @@ def test_every_form_of_password_is_hidden(url: str, shown: str) -> None:
             PostgresStore(url, connect_timeout=2)
     assert "hunter2secret" not in str(info.value)
     assert redacted in str(info.value)
+
+
+def test_postgres_namespace_too_long_for_its_table_names() -> None:
+    # at 50 characters "{ns}_records_tsv" and "{ns}_records_scope" are cut to one 63-byte name
+    # and the second index was silently never created
+    url = os.environ.get("CTXSIEVE_POSTGRES_URL", "").strip()
+    if not url:
+        pytest.skip("CTXSIEVE_POSTGRES_URL is not set")
+    from ctxsieve.stores.postgres import MAX_NAMESPACE
+
+    with pytest.raises(ValueError, match="at most 49 characters"):
+        open_store(url, namespace="n" * (MAX_NAMESPACE + 1))
+    ns = "t" + "n" * (MAX_NAMESPACE - 1)
+    store = open_store(url, namespace=ns)
+    try:
+        names = {
+            row[0] for row in store._query("SELECT indexname FROM pg_indexes WHERE indexname LIKE %s", (ns + "%",))
+        }
+        assert {f"{ns}_records_tsv", f"{ns}_records_scope"} <= names
+    finally:
+        for table in ("blobs", "blob_chunks", "records", "snapshots"):
+            store._db().execute(f"DROP TABLE IF EXISTS {ns}_{table}")
+        store.close()

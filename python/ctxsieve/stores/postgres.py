@@ -57,6 +57,8 @@ CREATE TABLE IF NOT EXISTS {ns}_snapshots (
 """
 
 _COLS = "id, text, scope, position, tags_json, audience, payload, created"
+# the longest name the schema derives from the namespace adds 14 characters ("_records_scope")
+MAX_NAMESPACE = 63 - len("_records_scope")
 
 
 def _nul(text: str) -> str:
@@ -89,6 +91,11 @@ class PostgresStore:
         self._dsn = url
         self.url = redact_url(url)
         self.ns = check_collection(namespace)
+        if len(self.ns) > MAX_NAMESPACE:
+            # PostgreSQL cuts names at 63 bytes: "{ns}_records_tsv" and "{ns}_records_scope"
+            # (then "{ns}_blobs" and "{ns}_blob_chunks") would become one name, and
+            # CREATE ... IF NOT EXISTS would silently skip the second
+            raise ValueError(f"namespace {namespace!r}: at most {MAX_NAMESPACE} characters for PostgreSQL")
         self._timeout = connect_timeout
         self._lock = threading.RLock()
         try:
