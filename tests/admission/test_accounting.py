@@ -96,6 +96,19 @@ def test_malformed_messages_are_counted_conservatively_and_noted(est: Any) -> No
     assert json.loads(odd.text) == {"weird": "shape"} and odd.problems
     unknown_part = coerce_message({"role": "user", "content": [{"type": "audio", "data": "zzz"}]})
     assert "zzz" in unknown_part.text and "audio" in unknown_part.problems[0]
+    # an image whose source is not a mapping is still an image, noted (it raised AttributeError)
+    odd_images = coerce_message(
+        {
+            "role": "user",
+            "content": [
+                {"type": "image", "source": "https://x/a.png"},
+                {"type": "image_url", "image_url": None},
+                {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image", "source": 5}]},
+            ],
+        }
+    )
+    assert [i.url for i in odd_images.images] == ["https://x/a.png", None, "5"]
+    assert len(odd_images.problems) == 3
     # counted, not dropped: the raw non-JSON arguments are estimated in full
     (cost,) = Accountant().messages([bad_args])
     assert cost.text_tokens == est("") + est("c") + est("f") + est("{not json")

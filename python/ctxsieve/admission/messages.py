@@ -98,10 +98,16 @@ def _parts(content: Any, problems: list[str]) -> _Parts:
         elif kind == "image_url":
             iu = part.get("image_url")
             url = iu.get("url") if isinstance(iu, Mapping) else iu
-            out.images.append(Image(url=str(url)))
+            if url is None:
+                problems.append("image_url part without a url")
+            out.images.append(Image(url=None if url is None else str(url)))
         elif kind == "image":
             src = part.get("source") or {}
-            if src.get("type") == "base64":
+            if not isinstance(src, Mapping):
+                # still an image (it costs one), whatever shape its source has
+                problems.append(f"image source of type {type(src).__name__} read as its URL")
+                out.images.append(Image(url=str(src)))
+            elif src.get("type") == "base64":
                 out.images.append(Image(data=src.get("data"), media_type=src.get("media_type", "image/png")))
             else:
                 out.images.append(Image(url=src.get("url")))
