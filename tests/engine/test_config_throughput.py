@@ -215,3 +215,23 @@ def test_explain_cli_imports_named_objects(tmp_path, capsys, monkeypatch):
     assert "'my_objects:fetch' is a function, not a mapping" in capsys.readouterr().err
     assert main(args) == 2
     assert "no object named 'fetch'" in capsys.readouterr().err
+
+
+def test_a_tokenizers_counts_are_plain_ints_or_a_config_error_naming_it():
+    import numpy as np
+
+    kb = StaticSource([item("a", tokens=None), item("b", tokens=None)], name="kb")
+    window = ContextEngine([kb], budget=1000, tokenizer=lambda ts: np.array([7] * len(ts))).build_sync("q")
+    assert window.tokens_used == 14 and type(window.tokens_used) is int
+    json.dumps(window.report())  # numpy ints would not serialise
+    generated = ContextEngine([kb], budget=1000, tokenizer=lambda ts: (3 for _ in ts)).build_sync("q")
+    assert generated.tokens_used == 6
+    for counts, message in (
+        ([2.5, 1.0], "counts must be ints, got float"),
+        ([-1, 3], "counts must be >= 0"),
+        ([1], "returned 1 counts for 2 texts"),
+        (None, "expected a list of counts"),
+    ):
+        engine = ContextEngine([kb], budget=1000, tokenizer=lambda ts, c=counts: c)
+        with pytest.raises(ConfigError, match=f"tokenizer .*{message}"):
+            engine.build_sync("q")

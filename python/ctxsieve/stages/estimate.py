@@ -14,6 +14,7 @@ Other names go to a factory registered by prefix with ``register_estimator``, el
 from __future__ import annotations
 
 import importlib
+import operator
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -79,6 +80,9 @@ class TokenEstimator:
 
     def __init__(self, spec: Any = "bytes/3", max_entries: int = 1 << 18):
         self.count_batch: CountFn = resolve_estimator(spec)
+        # a callable or object of the caller's is checked on every cold batch; a named
+        # estimator (the kernel, a shipped profile) returns plain ints and skips the pass
+        self._untrusted = not isinstance(spec, str) and spec is not None
         self.name = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
         self.max_entries = max_entries
         self._cache: dict[str, int] = {}
@@ -92,9 +96,9 @@ class TokenEstimator:
         todo = [i for i, c in enumerate(out) if c is None]
         cold = len(todo) == len(texts)
         missing = list(dict.fromkeys(texts if cold else map(texts.__getitem__, todo)))
-        counts = list(self.count_batch(missing))
-        if len(counts) != len(missing):
-            raise ConfigError(f"tokenizer {self.name!r}: returned {len(counts)} counts for {len(missing)} texts")
+        counts = self.count_batch(missing)
+        if self._untrusted or type(counts) is not list or len(counts) != len(missing):
+            counts = self._checked(counts, len(missing))
         fresh = dict(zip(missing, counts))
         if cold:
             out = list(map(fresh.__getitem__, texts))
@@ -106,6 +110,26 @@ class TokenEstimator:
                 self._cache.clear()
             self._cache.update(fresh)
         return out  # type: ignore[return-value]
+
+    def _checked(self, counts: Any, n: int) -> list[int]:
+        # plain ints >= 0: a numpy count would leak into Window.report() (not JSON) and a float
+        # or a negative one would fail later in the policy, far from the tokenizer that made it
+        try:
+            counts = list(counts)
+        except TypeError:
+            raise ConfigError(f"tokenizer {self.name!r}: expected a list of counts, got {counts!r:.40}") from None
+        try:
+            out = list(map(operator.index, counts))
+        except TypeError:
+            bad = next(c for c in counts if not hasattr(c, "__index__"))
+            raise ConfigError(
+                f"tokenizer {self.name!r}: counts must be ints, got {type(bad).__name__} {bad!r:.40}"
+            ) from None
+        if len(out) != n:
+            raise ConfigError(f"tokenizer {self.name!r}: returned {len(out)} counts for {n} texts")
+        if out and min(out) < 0:
+            raise ConfigError(f"tokenizer {self.name!r}: counts must be >= 0, got {min(out)}")
+        return out
 
 
 def estimate(cands: Candidates, estimator: TokenEstimator) -> None:
