@@ -130,3 +130,14 @@ def test_beta_prefers_value_per_token():
     # with beta=1: small 0.5/4 = 0.125 beats big 0.9/40 = 0.0225; then big no longer fits
     dense = ContextEngine([SourceConfig(src, mode="raw")], budget=40, policy=ScoredKnapsack(beta=1)).build_sync("q")
     assert [i.id for i in dense.items] == ["small"]
+
+
+@pytest.mark.parametrize("policy", [ScoredKnapsack(), FixedSlots({}), Everything(), Everything(truncate=True)])
+def test_a_pinned_deprecated_item_is_pinned_under_every_policy(policy):
+    # pinned means it must go in: the fill puts pinned items first, before deprecation is
+    # looked at, and Everything without truncation must not decide otherwise
+    pinned = item("rule", 1.0, tokens=5, pinned=True, deprecated=True, kind="instruction", stability="stable")
+    engine = ContextEngine([StaticSource([pinned, item("k", 0.5, tokens=5)], name="kb")], budget=100, policy=policy)
+    window = engine.build_sync("q")
+    assert window.trace.entry("rule").reason == "pinned"
+    assert [i.id for i in window.items] == ["rule", "k"]

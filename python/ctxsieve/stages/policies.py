@@ -138,7 +138,8 @@ class Everything:
     def select(self, pool: Pool, budget: Budget) -> list[str]:
         if self.truncate:
             return _fill(pool, budget, None, 0.0, None, self.include_deprecated)
-        keep = [self.include_deprecated or not d for d in pool.deprecated]
+        # a pinned item goes in even when deprecated, as in the kernel's fill (truncate=True)
+        keep = [self.include_deprecated or not d or p for d, p in zip(pool.deprecated, pool.pinned)]
         total = sum(t for t, k in zip(pool.tokens, keep) if k)
         if total > budget.total:
             items = [(i, t) for i, t, k in zip(pool.ids, pool.tokens, keep) if k]
