@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ctxsieve.admission import MESSAGE_FRAMING_TOKENS, Accountant, Limits, Session, coerce_message
+from ctxsieve.admission.reports import RequestUsage
 from ctxsieve.errors import ConfigError
 
 
@@ -178,3 +179,31 @@ def test_anthropic_history_and_sdk_objects(est: Any) -> None:
 
     (cost,) = Accountant().messages([SdkMessage()])
     assert cost.message.role == "assistant" and cost.text_tokens == est("from the SDK")
+
+
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [
+        ({"prompt_tokens": 950, "completion_tokens": 40}, (950, 40, 990, "provider")),
+        ({"prompt_tokens": 950, "completion_tokens": 40, "total_tokens": 1000}, (950, 40, 1000, "provider")),
+        # Anthropic: cached prompt parts are input too
+        (
+            {
+                "input_tokens": 100,
+                "output_tokens": 7,
+                "cache_read_input_tokens": 800,
+                "cache_creation_input_tokens": 50,
+            },
+            (950, 7, 957, "provider"),
+        ),
+        ({"completion_tokens": 40}, (900, 40, 940, "partial")),
+        ({"prompt_tokens": 0}, (0, 0, 0, "partial")),  # a reported 0 is the provider's number
+        ({"completion_tokens": 0}, (900, 0, 900, "partial")),
+        ({"prompt_tokens": -1, "completion_tokens": True}, (900, 0, 900, "estimate")),
+        (None, (900, 0, 900, "estimate")),
+    ],
+)
+def test_provider_usage_is_the_source_of_truth(provider: Any, expected: tuple[int, int, int, str]) -> None:
+    u = RequestUsage.build(estimated_input=900, input_budget=4000, breakdown={"system": 3}, provider=provider)
+    assert (u.input_tokens, u.output_tokens, u.total_tokens, u.source) == expected
+    assert u.estimated_input_tokens == 900 and u.breakdown["system"] == 3

@@ -91,7 +91,10 @@ class RequestUsage:
         cls, *, estimated_input: int, input_budget: int, breakdown: Mapping[str, int], provider: Any = None
     ) -> RequestUsage:
         inp, out, total = provider_numbers(provider)
-        source = "provider" if inp is not None and out is not None else ("partial" if (inp or out) else "estimate")
+        if inp is not None and out is not None:
+            source = "provider"
+        else:  # a reported 0 is still reported
+            source = "partial" if inp is not None or out is not None else "estimate"
         i = inp if inp is not None else estimated_input
         o = out if out is not None else 0
         t = total if total is not None else i + o
