@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 
 from ctxsieve import kernels
+from ctxsieve.kernels.reference import clean  # lone surrogates -> U+FFFD (no UTF-8 store takes them)
 from ctxsieve.stores.protocols import BlobChunk, Record
 
 # 1 Mi chars per chunk: large enough that a 10 MB grep is ten kernel calls, small enough that a
@@ -19,17 +19,6 @@ MAX_QUERY_TERMS = 32
 # How many postings one search may score. Measured on SQLite at about 0.4 µs a posting, so
 # 15k keeps a search near 6 ms whatever the query; Redis reads the same postings over the wire.
 POSTING_BUDGET = 15_000
-
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def clean(text: str) -> str:
-    """Lone surrogates (which no UTF-8 store accepts) become U+FFFD; other text is unchanged."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATES.sub("\ufffd", text)
-    return text
 
 
 def iter_chunks(pieces: Iterable[str], chunk_chars: int = CHUNK_CHARS) -> Iterator[BlobChunk]:
