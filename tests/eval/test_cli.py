@@ -190,3 +190,10 @@ def test_the_chat_client_is_closed_when_the_run_stops_on_an_error(tmp_path, stub
     assert main(args) == 2
     assert "names none of the configurations run" in capsys.readouterr().err
     assert len(closed) == 1
+
+
+def test_an_out_path_that_is_a_file_is_refused_before_the_run(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("not a directory", encoding="utf-8")
+    assert main(["eval", "--budgets", "750", "--out", str(taken), "--quiet"]) == 2
+    assert "exists and is not a directory" in capsys.readouterr().err

@@ -97,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
     from ctxsieve.eval.corpus import default_corpus_dir, load_corpus
 
     started = time.perf_counter()
+    if args.out.exists() and not args.out.is_dir():
+        # checked before the run, not when the reports are written at its end
+        raise ConfigError(f"--out: {str(args.out)!r} exists and is not a directory")
     # a pipe or a CI log gets the whole table rather than 80 columns of ellipses
     console = Console(width=None if sys.stdout.isatty() else 200)
     corpus = load_corpus(args.corpus)
