@@ -190,6 +190,8 @@ def test_the_chat_client_is_closed_when_the_run_stops_on_an_error(tmp_path, stub
     assert main(args) == 2
     assert "names none of the configurations run" in capsys.readouterr().err
     assert len(closed) == 1
+    assert not (tmp_path / "eval.md").exists()  # refused before the level-1 run
+    assert StubChat.requests == []
 
 
 def test_an_out_path_that_is_a_file_is_refused_before_the_run(tmp_path, capsys):

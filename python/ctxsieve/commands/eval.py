@@ -117,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
         configs = (
             cfg.parse_configs(names, llm=scorer is not None) if names else cfg.default_configs(llm=scorer is not None)
         )
+        wanted = set(args.level2_configs.split(","))
+        if client is not None and args.level == 2 and not wanted & {c.name for c in configs}:
+            # before the level-1 run, which takes minutes, not after it
+            raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
         assets = runner.prepare(corpus, args.retriever)
         total = runner.total_calls(assets, configs, args.budgets)
         columns = (
@@ -157,9 +161,6 @@ def run(args: argparse.Namespace) -> int:
             console.print(("[green]" if line.startswith("PASS") else "[red]") + line)
         written = report.write_all(args.out, rows, records, targets, env, command)
         if client is not None and args.level == 2:
-            wanted = set(args.level2_configs.split(","))
-            if not wanted & {c.name for c in configs}:
-                raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
             chosen = [r for r in records if r.config in wanted]
             with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
                 task = bar.add_task("answering and judging", total=len(chosen))
