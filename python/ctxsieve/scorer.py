@@ -74,6 +74,7 @@ class LLMScorer:
         ``n`` numbers between 0 and 10 in one JSON array."""
         if not isinstance(reply, str):
             raise ScorerError("unparseable")
+        first: int | None = None  # the length of the first array of numbers, for the error
         for match in _ARRAY.finditer(reply):
             try:
                 values = json.loads(match.group(0))
@@ -82,11 +83,13 @@ class LLMScorer:
             if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
                 continue
             if len(values) != n:
-                raise ScorerError(f"wrong_count:{len(values)}/{n}")
+                # a passage number the model echoes ("[1] is best: [9, 3]") is not the answer
+                first = len(values) if first is None else first
+                continue
             if not all(math.isfinite(v) and 0 <= v <= 10 for v in values):
                 raise ScorerError("out_of_range")
             return [v / 10 for v in values]
-        raise ScorerError("unparseable")
+        raise ScorerError("unparseable" if first is None else f"wrong_count:{first}/{n}")
 
     async def score(self, query: str, texts: list[str]) -> list[float]:
         """One model call for all ``texts``; raises ``ScorerError`` on any failure."""

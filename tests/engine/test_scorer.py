@@ -13,6 +13,7 @@ from typing import ClassVar
 import pytest
 
 from ctxsieve import ConfigError, ContextEngine, LLMScorer, SourceConfig, StaticSource, openai_compatible
+from ctxsieve.scorer import ScorerError
 
 from .helpers import item
 
@@ -227,3 +228,22 @@ def test_a_custom_scorer_without_top_n_or_alpha_is_a_config_error(attrs, message
         setattr(scorer, k, v)
     with pytest.raises(ConfigError, match=f"scorer: needs {message}"):
         engine(scorer)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("Passage [1] is best: [9, 3]", [0.9, 0.3]),  # the prompt numbers passages [1], [2]...
+        ("Scores for [1] and [2]: [9, 3]", [0.9, 0.3]),
+        ("[9, 3] (passage [2] is weaker)", [0.9, 0.3]),
+    ],
+)
+def test_parse_skips_echoed_passage_numbers(reply, expected):
+    assert LLMScorer(lambda p: "").parse(reply, 2) == expected
+
+
+def test_parse_still_reports_the_wrong_count():
+    with pytest.raises(ScorerError, match="wrong_count:1/2"):
+        LLMScorer(lambda p: "").parse("Passage [1] only.", 2)
+    with pytest.raises(ScorerError, match="wrong_count:3/2"):
+        LLMScorer(lambda p: "").parse("[5, 5, 5] and [1]", 2)
