@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +272,28 @@ def test_postgres_namespace_too_long_for_its_table_names() -> None:
         for table in ("blobs", "blob_chunks", "records", "snapshots"):
             store._db().execute(f"DROP TABLE IF EXISTS {ns}_{table}")
         store.close()
+
+
+def test_postgres_schema_failure_closes_its_connection() -> None:
+    url = os.environ.get("CTXSIEVE_POSTGRES_URL", "").strip()
+    if not url:
+        pytest.skip("CTXSIEVE_POSTGRES_URL is not set")
+    import gc
+    import warnings
+
+    import psycopg
+
+    ns = "t" + uuid.uuid4().hex[:12]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {ns}_records (x int)")  # not our schema: creating the index fails
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(StoreUnavailableError, match='column "tsv" does not exist'):
+                open_store(url, namespace=ns)
+            gc.collect()
+        assert not [w for w in caught if issubclass(w.category, ResourceWarning)], "connection left open"
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for table in ("blobs", "blob_chunks", "records", "snapshots"):
+                conn.execute(f"DROP TABLE IF EXISTS {ns}_{table}")

@@ -98,6 +98,7 @@ class PostgresStore:
             raise ValueError(f"namespace {namespace!r}: at most {MAX_NAMESPACE} characters for PostgreSQL")
         self._timeout = connect_timeout
         self._lock = threading.RLock()
+        self._conn: Any = None
         try:
             self._conn = self._connect()
             with self._conn.transaction():
@@ -107,6 +108,8 @@ class PostgresStore:
                     if stmt.strip():
                         self._conn.execute(stmt)
         except psycopg.Error as exc:
+            if self._conn is not None:  # connected, but the schema could not be made: do not leak it
+                self._conn.close()
             raise StoreUnavailableError(f"cannot connect to PostgreSQL store {self.url}: {exc}") from exc
 
     def _connect(self) -> Any:
