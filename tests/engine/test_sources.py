@@ -218,6 +218,14 @@ def test_okf_bundle_errors_name_the_file(tmp_path, body, message):
     assert message in str(info.value)
 
 
+def test_okf_bundle_reads_a_file_with_a_byte_order_mark(tmp_path):
+    (tmp_path / "bom.md").write_bytes("---\ntitle: Refunds\n---\nThirty days.".encode("utf-8-sig"))
+    (tmp_path / "index.md").write_bytes("---\ntitle: Index\n---\nThe index.".encode("utf-8-sig"))
+    bundle = OKFBundle(tmp_path)
+    assert [(c.id, c.title, c.body) for c in bundle.concepts] == [("bom", "Refunds", "Thirty days.")]
+    assert bundle.index() == "The index."
+
+
 def test_example_bundle_loads_and_answers():
     b = OKFBundle(EXAMPLE_KB, today=dt.date(2026, 11, 1))
     assert len(b.concepts) == 9

@@ -80,7 +80,8 @@ def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        # utf-8-sig: an editor's byte-order mark would hide the front matter ("needs a title")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ContextError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
