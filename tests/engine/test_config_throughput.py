@@ -132,6 +132,36 @@ def test_build_many_on_threads_matches_sequential_builds():
     assert len({w.to_text() for w in parallel}) > 1
 
 
+def test_build_many_with_blocking_sources_history_and_a_scorer_matches_sequential_builds():
+    # each worker thread runs its own event loop (blocking source on a thread, the scorer's
+    # call): shared state is the estimator's cache and the history source's unit cache
+    from ctxsieve import HistorySource, LLMScorer
+
+    docs = [item(f"d{i}", tokens=None, content=text(i, 20)) for i in range(200)]
+
+    def search(q):
+        rng = random.Random(q)
+        return [ContextItem(d.id, d.content, score=rng.random()) for d in rng.sample(docs, 40)]
+
+    messages = [{"role": "user" if k % 2 == 0 else "assistant", "content": text(1000 + k, 8)} for k in range(20)]
+    engine = ContextEngine(
+        [
+            StaticSource("Be brief.", pinned=True, name="sys"),
+            CallableSource(search, name="search"),
+            HistorySource(messages),
+        ],
+        budget=900,
+        scorer=LLMScorer(lambda prompt: "[" + ", ".join(str(k % 11) for k in range(20)) + "]", top_n=20),
+    )
+    queries = [f"question {i}" for i in range(48)]
+    parallel = engine.build_many(queries, max_workers=12)
+    sequential = [engine.build_sync(q) for q in queries]
+    for p, s in zip(parallel, sequential):
+        assert p.trace.events == [] and p.to_text() == s.to_text()
+        assert [(e.id, e.reason, e.final) for e in p.trace] == [(e.id, e.reason, e.final) for e in s.trace]
+    assert any(a.startswith("llm ") for w in parallel for e in w.trace for a in e.adjustments)
+
+
 item_strategy = st.builds(
     lambda i, score, tokens, pinned, stab, src: item(
         f"i{i}", score, tokens=tokens, stability=stab, source=src, content=text(i % 7, 6) + f" {i}"
