@@ -53,6 +53,15 @@ def test_archiving_again_replaces(store: Any) -> None:
     assert h.count() == 1 and h.search("first") == []
 
 
+def test_malformed_tool_calls_still_archive(store: Any) -> None:
+    # a tool call whose "function" is not a mapping raised AttributeError while rendering
+    h = SessionHistory(store, "odd")
+    call = {"role": "assistant", "content": "checking", "tool_calls": [{"id": "c1", "function": "lookup"}]}
+    assert h.archive([call, {"role": "tool", "tool_call_id": "c1", "content": "found it"}], start=0) == 1
+    [hit] = h.search("checking")
+    assert "[tool call c1]" in hit.text and "[tool result c1] found it" in hit.text
+
+
 def test_anthropic_units_archive(store: Any) -> None:
     h = SessionHistory(store, "s")
     msgs = [an_call("t1", "t2"), an_results(("t1", "disk usage 93%"), ("t2", "load 0.4"))]

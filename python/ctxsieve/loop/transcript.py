@@ -24,7 +24,8 @@ def _calls(message: Any) -> list[str]:
     out = []
     for c in message.get("tool_calls") or ():
         if isinstance(c, Mapping):
-            fn = c.get("function") or {}
+            fn = c.get("function")
+            fn = fn if isinstance(fn, Mapping) else {}  # malformed calls are still listed
             out.append(f"[tool call {c.get('id')}] {fn.get('name')}({fn.get('arguments', '')})")
     content = message.get("content")
     if isinstance(content, list):
