@@ -123,6 +123,9 @@ def item_problem(item: ContextItem) -> str | None:
         return f"signals must be Signals, got {type(item.signals).__name__}"
     if item.order_key is not None and not isinstance(item.order_key, str):
         return f"order_key must be None or a str, got {type(item.order_key).__name__}"
+    # rendering and the eval read meta with .get: None here failed later, far from the item
+    if item.meta is not NO_META and not isinstance(item.meta, Mapping):
+        return f"meta must be a mapping, got {type(item.meta).__name__}"
     return None
 
 

@@ -63,6 +63,7 @@ class Nameless:
         (lambda: ContextItem("x", "t", score=math.inf), "score must be a finite number"),
         (lambda: ContextItem("", "t"), "id must be a non-empty str"),
         (lambda: ContextItem("x", "t", tokens=-1), "tokens must be None or an int >= 0"),
+        (lambda: ContextItem("x", "t", meta=None), "ContextItem 'x': meta must be a mapping, got NoneType"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_configuration_fails_at_construction(build, message):
