@@ -241,3 +241,14 @@ def test_records_and_snapshots_take_lone_surrogates(store: Any) -> None:
     snap = store.save_snapshot("turn\ud800", 0, '{"text": "x\ud800y"}')
     assert store.load_snapshot(snap) == '{"text": "x\ufffdy"}'
     assert store.load_snapshot("x\ud800") is None
+
+
+def test_ties_are_broken_by_id_however_many(store: Any) -> None:
+    # 40 records with one score, written in reverse id order: the best 3 are the 3 lowest ids
+    # (SQLite returned the 3 lowest of the first 19 it fetched by insertion order)
+    store.put_records("memory", [_mem(f"z{i:02d}", "same refund text") for i in range(40)][::-1])
+    assert [h.record.id for h in store.search_records("memory", "refund", 3)] == ["z00", "z01", "z02"]
+    store.put_records("memory", [_mem("best", "refund refund text")])
+    assert [h.record.id for h in store.search_records("memory", "refund", 3)] == ["best", "z00", "z01"]
+    where = SearchFilter(audiences=frozenset({""}))
+    assert [h.record.id for h in store.search_records("memory", "refund", 2, where)] == ["best", "z00"]

@@ -82,7 +82,8 @@ def search(
     scope: str | None,
     audiences: Sequence[str] | None,
 ) -> list[tuple[int, float]]:
-    """``(rid, score)`` of the best ``limit`` records (a few more, for tie-breaking by id)."""
+    """``(rid, score)`` of the best ``limit`` records (a few more, for tie-breaking by id; a
+    tie group running past those is ranked by id here)."""
     stats = conn.execute("SELECT n, total FROM index_stats WHERE coll = ?", (coll,)).fetchone()
     if not stats or stats[0] <= 0:
         return []
@@ -109,11 +110,18 @@ def search(
         )
         # idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)), constants folded
         args.extend([idf * (K1 + 1), K1, 1 - B, B / avgdl, coll, term, *extra])
-    sql = (
-        "SELECT rid, SUM(w) AS score FROM (" + " UNION ALL ".join(parts) + ") GROUP BY rid"
-        " ORDER BY score DESC, rid LIMIT ?"
-    )
-    return [(int(r), float(s)) for r, s in conn.execute(sql, (*args, limit + 16)).fetchall()]
+    scored = "SELECT rid, SUM(w) AS score FROM (" + " UNION ALL ".join(parts) + ") GROUP BY rid"
+    rows = conn.execute(scored + " ORDER BY score DESC, rid LIMIT ?", (*args, limit + 16)).fetchall()
+    if len(rows) == limit + 16 and rows[-1][1] >= rows[limit - 1][1] * (1 - 1e-12):
+        # the records tied with the last one kept go on past the rows fetched (by rid, which is
+        # insertion order): rank that tie group by id in SQL, as the other backends do.
+        # Scores are positive, so the slack only admits what equals the cut in all but rounding.
+        rows = conn.execute(
+            f"SELECT s.rid, s.score FROM ({scored} HAVING score >= ?) s JOIN records r ON r.rid = s.rid"
+            " ORDER BY s.score DESC, r.id LIMIT ?",
+            (*args, rows[limit - 1][1] * (1 - 1e-12), limit),
+        ).fetchall()
+    return [(int(r), float(s)) for r, s in rows]
 
 
 def kernels_idf(n: int, df: int) -> float:
