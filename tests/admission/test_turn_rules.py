@@ -148,6 +148,14 @@ def test_unchanged_prompt_reuses_its_snapshot_and_bad_ids_are_refused(tmp_path: 
         session.turn("q", turn_id="../etc")
 
 
+def test_a_lone_surrogate_in_the_prompt_does_not_stop_the_call(tmp_path: Any) -> None:
+    # the SQLite store raised UnicodeEncodeError, so the snapshot failed and the call with it
+    session = Session(snapshot_store=str(tmp_path / "s.db"))
+    adm = session.turn("hello \ud800 there", history=[{"role": "user", "content": "x\udfff"}]).admit()
+    saved = session.snapshot_store.load_snapshot(adm.snapshot_id)
+    assert saved == adm.request.payload().replace("\ud800", "\ufffd").replace("\udfff", "\ufffd")
+
+
 def test_turn_misuse_is_a_clear_error() -> None:
     turn = Session().turn("q")
     with pytest.raises(TurnStateError, match="fallback"):
