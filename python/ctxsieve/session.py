@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import threading
 from typing import TYPE_CHECKING, Any
 
 from ctxsieve.errors import ConfigError, ContextError
@@ -100,7 +101,7 @@ class ContextSession:
         self._added: dict[int, list[ContextItem]] = {}  # turn number -> the items it added
         self._count = 0
         self._omitted = 0
-        self._busy = False
+        self._busy = threading.Lock()
 
     @property
     def turns(self) -> tuple[SessionTurn, ...]:
@@ -130,7 +131,7 @@ class ContextSession:
             results, pending = eng._start(query)
             return await self._run(query, results, pending, b)
         finally:
-            self._busy = False
+            self._busy.release()
 
     def build_sync(self, query: str, *, budget: int | None = None) -> SessionWindow:
         """``build`` without an event loop of your own (none is started when every source
@@ -152,13 +153,13 @@ class ContextSession:
                     p.close()  # never awaited: close it so it does not warn
             raise ContextError("build_sync() was called inside a running event loop: use `await session.build(...)`")
         finally:
-            self._busy = False
+            self._busy.release()
 
     def _enter(self) -> None:
         # turns are appended in order: two builds at once would interleave one transcript
-        if self._busy:
+        # a lock, not a flag: two threads calling build_sync at once must not both get through
+        if not self._busy.acquire(blocking=False):
             raise ContextError("a ContextSession builds one call at a time: await the previous build first")
-        self._busy = True
 
     async def _run(self, query: str, results: list[Any], pending: list[Any], budget: Budget) -> SessionWindow:
         from ctxsieve.engine import OFFLOAD_AT  # the engine imports this module

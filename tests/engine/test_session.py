@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from itertools import pairwise
 
 import pytest
@@ -270,3 +271,27 @@ async def test_a_large_async_build_gives_the_same_prompt_as_a_small_one(monkeypa
         offloaded.append(await session.build(q))
         session.record_reply(f"noted. ({q})")
     assert [c.to_text() for c in offloaded] == [c.to_text() for c in inline]
+
+
+def test_two_threads_never_build_at_once():
+    # a blocking source holds the first build inside the session while a second thread tries
+    inside, release = threading.Event(), threading.Event()
+
+    def blocking(query):
+        inside.set()
+        release.wait(5)
+        return hits("a")
+
+    eng = ContextEngine([StaticSource([SYSTEM], name="sys"), CallableSource(blocking, name="rag")], budget=100)
+    session = eng.session()
+    outcome: list[object] = []
+    first = threading.Thread(target=lambda: outcome.append(session.build_sync("q1")))
+    first.start()
+    assert inside.wait(5)
+    with pytest.raises(ContextError, match="one call at a time"):
+        session.build_sync("q2")
+    release.set()
+    first.join(5)
+    assert len(outcome) == 1 and len(session.turns) == 1
+    session.build_sync("q3")  # free again once the first build is done
+    assert len(session.turns) == 2
