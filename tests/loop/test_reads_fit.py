@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,3 +37,9 @@ def test_reads_and_greps_stay_under_the_limit(
         assert not answer.startswith("error:")
         replay = [{"role": "tool", "tool_call_id": "c2", "content": answer}]
         assert off.offload(replay)[0] is replay[0]  # left as it is
+
+
+@pytest.mark.parametrize("bad", [0, 64, 127, -5, 2.5, True, "300"])
+def test_a_read_budget_without_room_for_lines_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match="read_max_tokens"):
+        Offloader(max_tokens=1000, preview_tokens=20, read_max_tokens=bad)  # type: ignore[arg-type]

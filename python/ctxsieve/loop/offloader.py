@@ -69,6 +69,15 @@ class Offloader:
         for name, value in (("max_tokens", max_tokens), ("preview_tokens", preview_tokens)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+        if read_max_tokens is not None and (
+            isinstance(read_max_tokens, bool)
+            or not isinstance(read_max_tokens, int)
+            or read_max_tokens < 2 * NOTICE_TOKENS
+        ):
+            # a read needs room for its header and footer besides the lines
+            raise ValueError(
+                f"read_max_tokens: expected an int >= {2 * NOTICE_TOKENS} or None, got {read_max_tokens!r}"
+            )
         if max_tokens < preview_tokens + NOTICE_TOKENS:
             raise ValueError(
                 f"max_tokens ({max_tokens}) must exceed preview_tokens ({preview_tokens}) by at least "
