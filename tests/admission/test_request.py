@@ -121,3 +121,14 @@ def test_payload_keeps_inline_images_by_reference() -> None:
         "base64_chars": 4,
     }
     assert "QUJD" not in request().payload()
+
+
+def test_anthropic_leaves_out_empty_messages() -> None:
+    # e.g. an assistant turn that produced nothing: the API rejects an empty text block
+    msgs = (Message("assistant", ""), Message("user", "again"), Message("assistant", "ok"))
+    body = request(messages=msgs).to_anthropic()
+    blocks = [b for m in body["messages"] for b in m["content"]]
+    assert all(b.get("text") != "" for b in blocks if b["type"] == "text")
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["user", "assistant"]  # "again" joined the first user turn; roles alternate
+    assert body["messages"][0]["content"][-1] == {"type": "text", "text": "again"}

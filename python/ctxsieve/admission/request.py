@@ -57,11 +57,13 @@ class Request:
         first: list[dict[str, Any]] = []
         if self.context:
             first.append({"type": "text", "text": self.context})
-        first.extend(_anthropic_blocks(self.current))
+        first.extend(_anthropic_blocks(self.current) or [{"type": "text", "text": ""}])
         msgs: list[dict[str, Any]] = [{"role": "user", "content": first}]
         for m in self.messages:
             role = "assistant" if m.role == "assistant" else "user"
             blocks = _anthropic_blocks(m)
+            if not blocks:
+                continue  # the API rejects an empty text block, and an empty message says nothing
             # the API wants alternating roles: consecutive tool results share one user turn
             if msgs[-1]["role"] == role:
                 msgs[-1]["content"].extend(blocks)
@@ -141,7 +143,7 @@ def _anthropic_blocks(m: Message) -> list[dict[str, Any]]:
             # tool_use input must be an object; keep what the model produced, unparsed
             args = {"_raw_arguments": c.arguments}
         blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": args})
-    return blocks or [{"type": "text", "text": ""}]
+    return blocks
 
 
 def _tool_parts(t: Mapping[str, Any]) -> tuple[str, str, Any]:
