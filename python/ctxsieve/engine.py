@@ -227,8 +227,17 @@ class ContextEngine:
         return self.budget if budget is None else Budget(budget, self.budget.caps, self.budget.min_items)
 
     async def _build(
-        self, query: str, results: list[Any], pending: list[Any], budget: Budget, offload: bool = True
-    ) -> Window:
+        self,
+        query: str,
+        results: list[Any],
+        pending: list[Any],
+        budget: Budget,
+        offload: bool = True,
+        finish: Callable[[str, Candidates, list[str], Budget], Any] | None = None,
+    ) -> Any:
+        """Settle the sources, run the stages and hand the candidates to ``finish`` (this
+        engine's ``_complete``, or a ``ContextSession``'s own last step)."""
+        done = self._complete if finish is None else finish
         lists, events = self._check(await self._settle(results, pending))
         # a large build would hold the event loop for tens of milliseconds: run its stages on
         # a worker thread instead (the kernels release the GIL); small ones stay inline, where
@@ -243,31 +252,47 @@ class ContextEngine:
             if event is not None:
                 events.append(event)
         if offload:
-            return await asyncio.to_thread(self._complete, query, cands, events, budget)
-        return self._complete(query, cands, events, budget)
+            return await asyncio.to_thread(done, query, cands, events, budget)
+        return done(query, cands, events, budget)
+
+    def _build_sync(
+        self,
+        query: str,
+        budget: int | None,
+        finish: Callable[[str, Candidates, list[str], Budget], Any] | None = None,
+        *,
+        offload: bool = False,
+        caller: str = "engine",
+    ) -> Any:
+        """The synchronous driver behind ``build_sync`` here and in ``ContextSession``. When
+        every source answers from memory and there is no scorer, no event loop is started."""
+        done = self._complete if finish is None else finish
+        b = self._budget_for(budget)
+        results, pending = self._start(query)
+        if self.scorer is None and all(p is None for p in pending):
+            lists, events = self._check(results)
+            return done(query, self._prepare((lists, events)), events, b)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._build(query, results, pending, b, offload=offload, finish=done))
+        for p in pending:
+            if inspect.iscoroutine(p):
+                p.close()  # never awaited: close it so it does not warn
+        raise ContextError(f"build_sync() was called inside a running event loop: use `await {caller}.build(...)`")
 
     async def build(self, query: str, *, budget: int | None = None) -> Window:
         """The window for ``query``; ``budget`` overrides the total for this build."""
         b = self._budget_for(budget)
         results, pending = self._start(query)
-        return await self._build(query, results, pending, b)
+        window: Window = await self._build(query, results, pending, b)
+        return window
 
     def build_sync(self, query: str, *, budget: int | None = None) -> Window:
         """``build`` without an event loop of your own. When every source answers from memory
         and there is no scorer, no event loop is started at all."""
-        b = self._budget_for(budget)
-        results, pending = self._start(query)
-        if self.scorer is None and all(p is None for p in pending):
-            lists, events = self._check(results)
-            return self._complete(query, self._prepare((lists, events)), events, b)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self._build(query, results, pending, b, offload=False))
-        for p in pending:
-            if inspect.iscoroutine(p):
-                p.close()  # never awaited: close it so it does not warn
-        raise ContextError("build_sync() was called inside a running event loop: use `await engine.build(...)`")
+        window: Window = self._build_sync(query, budget)
+        return window
 
     def session(
         self,

@@ -31,16 +31,13 @@ it but the new turn.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import inspect
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.session_window import SessionCut, SessionWindow
 from ctxsieve.stages.render import block, stable_block, stable_prefix_hash
-from ctxsieve.stages.score import rescore
 from ctxsieve.stages.shown import mark_shown
 from ctxsieve.stages.transcript import SessionTurn, transcript_text, turn_text
 from ctxsieve.types import Budget, ContextItem
@@ -127,9 +124,10 @@ class ContextSession:
         self._enter()
         try:
             eng = self.engine
-            b = eng._budget_for(budget)
             results, pending = eng._start(query)
-            return await self._run(query, results, pending, b)
+            # the engine's driver, ending in this session's own last step; a large build runs its
+            # stages on a worker thread (the session is busy meanwhile, so nothing else touches it)
+            return await eng._build(query, results, pending, eng._budget_for(budget), finish=self._finish)
         finally:
             self._busy.release()
 
@@ -138,48 +136,15 @@ class ContextSession:
         answers from memory and there is no scorer)."""
         self._enter()
         try:
-            eng = self.engine
-            b = eng._budget_for(budget)
-            results, pending = eng._start(query)
-            if eng.scorer is None and all(p is None for p in pending):
-                lists, events = eng._check(results)
-                return self._finish(query, eng._prepare((lists, events)), events, b)
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                return asyncio.run(self._run(query, results, pending, b))
-            for p in pending:
-                if inspect.iscoroutine(p):
-                    p.close()  # never awaited: close it so it does not warn
-            raise ContextError("build_sync() was called inside a running event loop: use `await session.build(...)`")
+            return self.engine._build_sync(query, budget, self._finish, offload=True, caller="session")
         finally:
             self._busy.release()
 
     def _enter(self) -> None:
-        # turns are appended in order: two builds at once would interleave one transcript
+        # turns are appended in order: two builds at once would interleave one transcript;
         # a lock, not a flag: two threads calling build_sync at once must not both get through
         if not self._busy.acquire(blocking=False):
             raise ContextError("a ContextSession builds one call at a time: await the previous build first")
-
-    async def _run(self, query: str, results: list[Any], pending: list[Any], budget: Budget) -> SessionWindow:
-        from ctxsieve.engine import OFFLOAD_AT  # the engine imports this module
-
-        eng = self.engine
-        lists, events = eng._check(await eng._settle(results, pending))
-        # as the engine does: a large build runs its stages on a worker thread, so the event
-        # loop stays free (the session is busy meanwhile, so nothing else touches its state)
-        offload = sum(map(len, lists)) >= OFFLOAD_AT
-        if offload:
-            cands = await asyncio.to_thread(eng._prepare, (lists, events))
-        else:
-            cands = eng._prepare((lists, events))
-        if eng.scorer is not None:
-            event = await rescore(cands, eng.scorer, query)
-            if event is not None:
-                events.append(event)
-        if offload:
-            return await asyncio.to_thread(self._finish, query, cands, events, budget)
-        return self._finish(query, cands, events, budget)
 
     def _finish(self, query: str, cands: Candidates, events: list[str], budget: Budget) -> SessionWindow:
         number = self._count + 1
