@@ -11,7 +11,15 @@
 //! All arithmetic is in integers (counts times fixed-point costs, summed in u128), so the
 //! native and reference estimates are identical on every input.
 
-pub const NUM_FEATURES: usize = 31;
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::unicode_tables::LETTER2_RANGES;
+
+pub const NUM_FEATURES: usize = 32;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -47,6 +55,7 @@ pub const U3_HANGUL: usize = 27;
 pub const U3_FULLWIDTH: usize = 28;
 pub const U2_HEBREW: usize = 29;
 pub const U3_DEVA_THAI: usize = 30;
+pub const KNOWN_WORD: usize = 31;
 
 /// "No class yet" for the previous-class state at the start of a text.
 const NONE: u8 = u8::MAX;
@@ -177,24 +186,156 @@ fn is_word(c: u8) -> bool {
     WORD[c as usize]
 }
 
+/// Bit `cp` set for the two-byte letters (U+0080..U+07FF of category L* or M*), the non-ASCII
+/// characters a known word may hold.
+const LETTER2: [u64; 32] = {
+    let mut bits = [0u64; 32];
+    let mut r = 0;
+    while r < LETTER2_RANGES.len() {
+        let (a, b) = LETTER2_RANGES[r];
+        let mut cp = a;
+        while cp <= b {
+            bits[(cp >> 6) as usize] |= 1 << (cp & 63);
+            cp += 1;
+        }
+        r += 1;
+    }
+    bits
+};
+
+/// The two-byte sequence at `text[i]`, when it is a letter (its class then is its lead byte's).
+#[inline]
+fn letter2_at(text: &[u8], i: usize) -> bool {
+    let b0 = text[i];
+    if !(0xC2..=0xDF).contains(&b0) || i + 1 >= text.len() {
+        return false;
+    }
+    let cp = (u32::from(b0 & 0x1F) << 6) | u32::from(text[i + 1] & 0x3F);
+    LETTER2[(cp >> 6) as usize] >> (cp & 63) & 1 == 1
+}
+
+/// Spreads a 32-bit word hash over the 64 bits the hash table uses (its high bits pick the
+/// control byte, so the identity would put every key in one group).
+#[derive(Default)]
+pub struct Spread(u64);
+
+impl Hasher for Spread {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.0 = u64::from(x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The word hashes of a tokenizer's one-token words (see `known_word` in the reference).
+#[derive(Debug, Default, Clone)]
+pub struct KnownWords {
+    set: HashSet<u32, BuildHasherDefault<Spread>>,
+}
+
+impl KnownWords {
+    /// From little-endian u32 hashes; `Err(len)` when `bytes` is not a whole number of them.
+    pub fn from_le_bytes(bytes: &[u8]) -> Result<Self, usize> {
+        if bytes.len() % 4 != 0 {
+            return Err(bytes.len());
+        }
+        let set = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Ok(Self { set })
+    }
+
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    pub fn contains(&self, h: u32) -> bool {
+        self.set.contains(&h)
+    }
+}
+
+/// The 32-bit hash a `KnownWords` set holds for a word's key.
+#[inline]
+pub fn word_hash(key: &[u8]) -> u32 {
+    xxh3_64(key) as u32
+}
+
+/// When the word starting at `i` is known, the index past it and the class of its last
+/// character. The caller has checked that the character before `i` is neither a word
+/// character nor an ASCII digit.
+#[inline]
+fn known_end(text: &[u8], i: usize, known: &KnownWords) -> Option<(usize, u8)> {
+    let n = text.len();
+    let (mut j, mut last) = (i, NONE);
+    while j < n {
+        let b = text[j];
+        if b.is_ascii_alphabetic() {
+            last = LEAD[b as usize];
+            j += 1;
+        } else if letter2_at(text, j) {
+            last = LEAD[b as usize];
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    if j < n && text[j].is_ascii_digit() {
+        return None;
+    }
+    let start = if i > 0 && text[i - 1] == b' ' { i - 1 } else { i };
+    known
+        .contains(word_hash(&text[start..j]))
+        .then_some((j, last))
+}
+
 /// The feature counts of one text (UTF-8 or surrogatepass bytes), indexed like `FEATURES`.
 ///
 /// Each run of alphanumerics, spaces or punctuation is consumed by its own tight loop (the
 /// first version walked byte by byte through one big match and ran at 170 MB/s; this one is
 /// about twice as fast). A run is always consumed whole, so the class before a run is never
 /// the run's own class.
-pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
+///
+/// With a non-empty `known` set, each word that starts a run of word characters (not after a
+/// digit) is looked up first; a known one is skipped whole after counting `known_word`.
+pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] {
     let mut f = [0u64; NUM_FEATURES];
     let n = text.len();
     if n == 0 {
         return f;
     }
     f[DOC] = 1;
+    let known = known.filter(|k| !k.is_empty());
     let mut prev = NONE;
+    let mut prev_word_char = false;
     let mut i = 0;
     while i < n {
         let b = text[i];
         let c = LEAD[b as usize];
+        if let Some(k) = known {
+            let word_char = b.is_ascii_alphabetic() || letter2_at(text, i);
+            if word_char && !prev_word_char && prev != DIGIT as u8 {
+                if let Some((end, last)) = known_end(text, i, k) {
+                    f[KNOWN_WORD] += 1;
+                    prev = last;
+                    prev_word_char = true;
+                    i = end;
+                    continue;
+                }
+            }
+        }
         match c as usize {
             LOWER | UPPER | DIGIT => {
                 let start = i;
@@ -251,6 +392,7 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                     f[RARE_BIGRAM] += rare;
                 }
                 prev = p;
+                prev_word_char = p != DIGIT as u8;
             }
             SPACE => {
                 let start = i;
@@ -260,6 +402,7 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 f[SPACE] += 1;
                 f[SPACE_REPEAT] += (i - start - 1) as u64;
                 prev = c;
+                prev_word_char = false;
             }
             PUNCT => {
                 // a mark equal to the one before it ("====", "----") is a punct_repeat
@@ -274,10 +417,12 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 f[PUNCT_REPEAT] += repeats;
                 f[PUNCT_RUN] += 1;
                 prev = c;
+                prev_word_char = false;
             }
             U2_LATIN | U2_GREEK | U2_CYRILLIC | U2_RTL | U2_HEBREW => {
                 f[c as usize] += 1;
                 f[WORD_START] += u64::from(!is_word(prev));
+                prev_word_char = letter2_at(text, i);
                 i += seq_len(b);
                 prev = c;
             }
@@ -290,11 +435,13 @@ pub fn features(text: &[u8]) -> [u64; NUM_FEATURES] {
                 f[c as usize] += 1;
                 i += seq_len(b);
                 prev = c;
+                prev_word_char = false;
             }
             cu => {
                 f[cu] += 1;
                 i += seq_len(b);
                 prev = c;
+                prev_word_char = false;
             }
         }
     }
@@ -336,8 +483,8 @@ pub fn check_costs(costs: &[i128]) -> Result<[u64; NUM_FEATURES], CostError> {
 }
 
 /// `ceil(sum(features * costs) / SCALE)`, saturating at `u64::MAX`.
-pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES]) -> u64 {
-    let f = features(text);
+pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES], known: Option<&KnownWords>) -> u64 {
+    let f = features(text, known);
     let total: u128 = f
         .iter()
         .zip(costs)
@@ -346,9 +493,23 @@ pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES]) -> u64 {
     u64::try_from(total.div_ceil(SCALE)).unwrap_or(u64::MAX)
 }
 
-/// `estimate` of each text.
-pub fn estimate_batch<T: AsRef<[u8]>>(texts: &[T], costs: &[u64; NUM_FEATURES]) -> Vec<u64> {
-    texts.iter().map(|t| estimate(t.as_ref(), costs)).collect()
+/// Batches smaller than this many bytes run on the calling thread: below it, handing work to
+/// the pool costs more than it saves (a batch of a few chat messages takes microseconds).
+const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+
+/// `estimate` of each text; large batches run on all cores (each text is still estimated in
+/// one pass on one thread, so the result never depends on the split).
+pub fn estimate_batch<T: AsRef<[u8]> + Sync>(
+    texts: &[T],
+    costs: &[u64; NUM_FEATURES],
+    known: Option<&KnownWords>,
+) -> Vec<u64> {
+    let one = |t: &T| estimate(t.as_ref(), costs, known);
+    let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
+    if total < PARALLEL_MIN_BYTES || texts.len() < 2 {
+        return texts.iter().map(one).collect();
+    }
+    texts.par_iter().with_min_len(8).map(one).collect()
 }
 
 #[cfg(test)]
@@ -356,7 +517,7 @@ mod tests {
     use super::*;
 
     fn named(text: &str) -> Vec<(usize, u64)> {
-        features(text.as_bytes())
+        features(text.as_bytes(), None)
             .iter()
             .enumerate()
             .filter(|(_, &n)| n > 0)
@@ -366,18 +527,18 @@ mod tests {
 
     #[test]
     fn empty_text_has_no_features() {
-        assert_eq!(features(b""), [0; NUM_FEATURES]);
-        assert_eq!(estimate(b"", &[1000; NUM_FEATURES]), 0);
+        assert_eq!(features(b"", None), [0; NUM_FEATURES]);
+        assert_eq!(estimate(b"", &[1000; NUM_FEATURES], None), 0);
     }
 
     #[test]
     fn words_camel_case_and_spaces() {
-        let f = features(b"Hi 42!");
+        let f = features(b"Hi 42!", None);
         assert_eq!(f[WORD_START], 1);
         assert_eq!(f[DIGIT_RUN], 1);
         assert_eq!(f[PUNCT_RUN], 1);
-        assert_eq!(features(b"getHTTPResponse")[WORD_START], 2);
-        let f = features(b"a   b\n\tc");
+        assert_eq!(features(b"getHTTPResponse", None)[WORD_START], 2);
+        let f = features(b"a   b\n\tc", None);
         assert_eq!(
             (f[SPACE], f[SPACE_REPEAT], f[NEWLINE], f[OTHER_WS]),
             (1, 2, 1, 1)
@@ -391,27 +552,27 @@ mod tests {
             vec![(DOC, 1), (MIXED_CHAR, 6), (MIXED_RUN, 1)]
         );
         // too short to be mixed: counted as letters and digits
-        let f = features(b"v2x");
+        let f = features(b"v2x", None);
         assert_eq!((f[LOWER], f[DIGIT], f[MIXED_RUN]), (2, 1, 0));
     }
 
     #[test]
     fn multibyte_classes_by_lead_byte() {
-        let f = features("é中あ😀\u{2014}Жक".as_bytes());
+        let f = features("é中あ😀\u{2014}Жक".as_bytes(), None);
         assert_eq!(
             (f[U2_LATIN], f[U3_CJK], f[U3_KANA], f[U4], f[U3_SYMBOL]),
             (1, 1, 1, 1, 1)
         );
         assert_eq!((f[U2_CYRILLIC], f[U3_DEVA_THAI], f[U3_INDIC]), (1, 1, 0));
         // Devanagari and Thai by the second byte after 0xE0; Bengali and Tamil stay u3_indic
-        let f = features("कกবத\u{0800}".as_bytes());
+        let f = features("कกবத\u{0800}".as_bytes(), None);
         assert_eq!((f[U3_DEVA_THAI], f[U3_INDIC]), (2, 3));
         // Hebrew (and the end of Armenian) by lead bytes 0xD6..0xD7; Arabic stays u2_rtl
-        let f = features("שלום عرب\u{0580}".as_bytes());
+        let f = features("שלום عرب\u{0580}".as_bytes(), None);
         assert_eq!((f[U2_HEBREW], f[U2_RTL], f[WORD_START]), (5, 3, 2));
         // a truncated 0xE0 sequence never panics
-        let _ = features(&[0xE0]);
-        let f = features("α한ﾊ\u{1000}\u{0540}".as_bytes());
+        let _ = features(&[0xE0], None);
+        let f = features("α한ﾊ\u{1000}\u{0540}".as_bytes(), None);
         assert_eq!(
             (
                 f[U2_GREEK],
@@ -423,21 +584,51 @@ mod tests {
             (1, 1, 1, 1, 1)
         );
         // a lone surrogate's surrogatepass form (0xED 0xA0 0x80) is one u3_hangul
-        assert_eq!(features(&[0xED, 0xA0, 0x80])[U3_HANGUL], 1);
+        assert_eq!(features(&[0xED, 0xA0, 0x80], None)[U3_HANGUL], 1);
         // malformed input never panics
-        let _ = features(&[0x80, 0xFF, 0xE4]);
+        let _ = features(&[0x80, 0xFF, 0xE4], None);
     }
 
     #[test]
     fn repeated_marks() {
-        let f = features(b"a ==== b !=!");
+        let f = features(b"a ==== b !=!", None);
         assert_eq!((f[PUNCT], f[PUNCT_REPEAT], f[PUNCT_RUN]), (4, 3, 2));
     }
 
     #[test]
     fn rare_bigrams() {
-        assert_eq!(features(b"Flat is better than nested.")[RARE_BIGRAM], 1);
-        assert_eq!(features(b"Syng vf orggre guna arfgrq.")[RARE_BIGRAM], 5);
+        assert_eq!(features(b"Flat is better than nested.", None)[RARE_BIGRAM], 1);
+        assert_eq!(features(b"Syng vf orggre guna arfgrq.", None)[RARE_BIGRAM], 5);
+    }
+
+    fn known(keys: &[&str]) -> KnownWords {
+        let bytes: Vec<u8> = keys
+            .iter()
+            .flat_map(|k| word_hash(k.as_bytes()).to_le_bytes())
+            .collect();
+        KnownWords::from_le_bytes(&bytes).unwrap()
+    }
+
+    #[test]
+    fn known_words_replace_their_letters() {
+        let k = known(&[" the", "cat", "canción"]);
+        let f = features(b" the cat", Some(&k));
+        // " cat" is not in the set (only the bare "cat" is), so it is counted letter by letter
+        assert_eq!((f[KNOWN_WORD], f[LOWER], f[SPACE]), (1, 3, 2));
+        assert_eq!(features(b"cat, the", Some(&k))[KNOWN_WORD], 2);
+        // a word that touches a digit is never looked up
+        assert_eq!(features(b"cat1 2cat", Some(&k))[KNOWN_WORD], 0);
+        // two-byte letters belong to the word; the class before the next character is the
+        // word's last one ("n"), so "!" starts a punctuation run as after any word
+        let f = features("canción!".as_bytes(), Some(&k));
+        assert_eq!((f[KNOWN_WORD], f[U2_LATIN], f[PUNCT_RUN]), (1, 0, 1));
+        // no set, or an empty one: the plain features
+        assert_eq!(
+            features(b" the cat", Some(&KnownWords::default())),
+            features(b" the cat", None)
+        );
+        assert_eq!(KnownWords::from_le_bytes(&[1, 2, 3]).unwrap_err(), 3);
+        assert!(letter2_at("é".as_bytes(), 0) && !letter2_at("×".as_bytes(), 0));
     }
 
     #[test]
@@ -445,17 +636,17 @@ mod tests {
         let mut costs = [0u64; NUM_FEATURES];
         costs[DOC] = 500;
         costs[LOWER] = 250;
-        assert_eq!(estimate(b"abc", &costs), 2); // 500 + 750 = 1250 -> 2
-        assert_eq!(estimate(b"ab", &costs), 1); // 1000 -> 1
+        assert_eq!(estimate(b"abc", &costs, None), 2); // 500 + 750 = 1250 -> 2
+        assert_eq!(estimate(b"ab", &costs, None), 1); // 1000 -> 1
         costs[U4] = MAX_COST;
-        assert_eq!(estimate_batch(&["😀".as_bytes()], &costs), vec![1001]);
+        assert_eq!(estimate_batch(&["😀".as_bytes()], &costs, None), vec![1001]);
     }
 
     #[test]
     fn cost_checks_mirror_the_reference() {
         assert_eq!(
             check_costs(&[0; 3]).unwrap_err().to_string(),
-            "costs: expected 31 items (one per feature), got 3"
+            "costs: expected 32 items (one per feature), got 3"
         );
         let mut c = [0i128; NUM_FEATURES];
         c[4] = -1;
@@ -477,7 +668,7 @@ mod speed {
         let t = std::time::Instant::now();
         let mut total = 0;
         for _ in 0..50 {
-            total += super::estimate(&text, &costs);
+            total += super::estimate(&text, &costs, None);
         }
         let secs = t.elapsed().as_secs_f64();
         println!(

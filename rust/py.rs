@@ -422,16 +422,61 @@ fn calibrated_costs(costs: &Bound<'_, PyList>) -> PyResult<[u64; crate::calibrat
     Ok(out)
 }
 
+/// The word hashes of the `known_word` feature, built once per profile.
+#[pyclass(frozen, name = "KnownWords", module = "ctxsieve._native")]
+struct PyKnownWords {
+    inner: crate::calibrated::KnownWords,
+}
+
+#[pymethods]
+impl PyKnownWords {
+    #[new]
+    fn new(hashes: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let bytes = hashes.cast::<PyBytes>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "known words: expected bytes, got {}",
+                type_name(hashes)
+            ))
+        })?;
+        let inner = crate::calibrated::KnownWords::from_le_bytes(bytes.as_bytes()).map_err(|n| {
+            PyValueError::new_err(format!(
+                "known words: expected a multiple of 4 bytes (little-endian u32), got {n}"
+            ))
+        })?;
+        Ok(Self { inner })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, h: &Bound<'_, PyAny>) -> bool {
+        h.extract::<u32>().is_ok_and(|h| self.inner.contains(h))
+    }
+}
+
 #[pyfunction]
+#[pyo3(signature = (texts, costs, known=None))]
 fn calibrated_estimate(
     py: Python<'_>,
     texts: &Bound<'_, PyList>,
     costs: &Bound<'_, PyList>,
+    known: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let objs = items(texts);
     let keys = keys_of(&objs, "texts")?;
     let costs = calibrated_costs(costs)?;
-    Ok(py.detach(|| crate::calibrated::estimate_batch(&keys, &costs)))
+    let known = match known.filter(|k| !k.is_none()) {
+        None => None,
+        Some(k) => Some(k.cast::<PyKnownWords>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "known: expected KnownWords or None, got {}",
+                type_name(k)
+            ))
+        })?),
+    };
+    let known = known.map(|k| &k.get().inner);
+    Ok(py.detach(|| crate::calibrated::estimate_batch(&keys, &costs, known)))
 }
 
 // --- end calibrated estimator (issue 7) ---
@@ -449,5 +494,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grep_lines, m)?)?;
     m.add_class::<PyBm25Index>()?;
     m.add_function(wrap_pyfunction!(calibrated_estimate, m)?)?; // issue 7
+    m.add_class::<PyKnownWords>()?; // issue 7
     Ok(())
 }

@@ -10,7 +10,9 @@ Definitions (documented in the reference module too):
 - word character: general category L*, M*, N* or Pc;
 - lower-casing: ``chr(cp).lower()`` per code point (full mappings, no context such as final
   sigma), applied to every code point independently;
-- whitespace: ``chr(cp).isspace()``.
+- whitespace: ``chr(cp).isspace()``;
+- two-byte letter (the calibrated estimator's known words): a code point in U+0080..U+07FF of
+  general category L* or M*.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORD_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc"}
+LETTER_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me"}
 
 
 def ranges(predicate) -> list[tuple[int, int]]:
@@ -39,6 +42,7 @@ def main() -> None:
     version = unicodedata.unidata_version
     word = ranges(lambda cp: unicodedata.category(chr(cp)) in WORD_CATEGORIES)
     space = ranges(lambda cp: chr(cp).isspace())
+    letter2 = ranges(lambda cp: 0x80 <= cp < 0x800 and unicodedata.category(chr(cp)) in LETTER_CATEGORIES)
     lower: list[tuple[int, str]] = []
     for cp in range(0x110000):
         if 0xD800 <= cp <= 0xDFFF:
@@ -57,6 +61,10 @@ def main() -> None:
         f.write(")\n\nSPACE_RANGES = (\n")
         for a, b in space:
             f.write(f"    (0x{a:X}, 0x{b:X}),\n")
+        f.write(")\n\n# two-byte letters (U+0080..U+07FF, categories L* and M*): known-word characters\n")
+        f.write("LETTER2_RANGES = (\n")
+        for a, b in letter2:
+            f.write(f"    (0x{a:X}, 0x{b:X}),\n")
         f.write(")\n\n# code point -> its lower-case string (code points that lower to themselves are absent)\n")
         f.write("LOWER = {\n")
         for cp, low in lower:
@@ -72,6 +80,10 @@ def main() -> None:
             f.write(f"    (0x{a:X}, 0x{b:X}),\n")
         f.write("];\n\npub static SPACE_RANGES: &[(u32, u32)] = &[\n")
         for a, b in space:
+            f.write(f"    (0x{a:X}, 0x{b:X}),\n")
+        f.write("];\n\n/// Two-byte letters (U+0080..U+07FF, categories L* and M*): known-word characters.\n")
+        f.write("pub const LETTER2_RANGES: &[(u32, u32)] = &[\n")
+        for a, b in letter2:
             f.write(f"    (0x{a:X}, 0x{b:X}),\n")
         f.write("];\n\n/// Sorted by code point; the lower-case form as a string (some map to two code points).\n")
         f.write("pub static LOWER: &[(u32, &str)] = &[\n")

@@ -9,10 +9,10 @@ import pytest
 
 from ctxsieve import kernels
 from ctxsieve.errors import ConfigError
-from ctxsieve.kernels.calibrated import FEATURES, estimate_reference
+from ctxsieve.kernels.calibrated import FEATURES, KnownWords, estimate_reference
 from ctxsieve.tokenizers import DEFAULT_ESTIMATOR, get_estimator, load_profile, shipped_profiles
 
-TEXTS = ["", "hello", "héllo wörld", "你好", "👩‍💻 a1b2c3d4e5", "x\ud800y"]
+TEXTS = ["", "hello", "héllo wörld", "你好", "👩‍💻 a1b2c3d4e5", "x\ud800y", "The cat sat on the mat, señor."]
 
 
 def test_default_is_bytes_over_three() -> None:
@@ -28,9 +28,12 @@ def test_shipped_profiles() -> None:
     for name in names:
         profile = load_profile(name)
         assert len(profile.cost_vector()) == len(FEATURES)
+        # every shipped profile knows the common English words of its tokenizer
+        assert profile.known_words is not None and len(profile.known_words) // 4 > 20_000
         est = get_estimator(f"calibrated:{name}")
         out = est(TEXTS)
-        assert out == estimate_reference(TEXTS, profile.cost_vector())
+        assert out == estimate_reference(TEXTS, profile.cost_vector(), KnownWords(profile.known_words))
+        assert out != estimate_reference(TEXTS, profile.cost_vector())  # the known words are used
         assert out[0] == 0 and all(n >= 1 for n in out[1:])
         assert est(tuple(TEXTS)) == out  # any sequence
 

@@ -1,7 +1,7 @@
 """Every shipped profile bounds its family's true counts on the held-out corpus.
 
-The limits asserted are the ones docs/tokenizers.md states (the issue-7 targets where they are
-met, the measured figure where one is not); the corpus was never fitted on."""
+Every family is held to the issue-7 targets (at most 1 % of documents under-counted, by at most
+5 %, mean over-count at most 20 %); the corpus was never fitted on."""
 
 from __future__ import annotations
 
@@ -11,21 +11,11 @@ from ctxsieve.tokenizers import get_estimator, shipped_profiles
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.packaged import FAMILIES
 
-# family -> (max share of documents under-counted, max under-count, max mean over-count): the
-# issue-7 targets are (0.01, 0.05, 0.20); where a profile misses one, the limit here is its
-# measured figure rounded up, as docs/tokenizers.md reports it.
+# (max share of documents under-counted, max under-count, max mean over-count)
 TARGETS = (0.01, 0.05, 0.20)
 LIMITS = {family: TARGETS for family in FAMILIES}
-LIMITS.update(
-    {
-        "o200k": (0.01, 0.05, 0.29),
-        "deepseek": (0.01, 0.05, 0.24),
-        "mistral-sp": (0.01, 0.06, 0.22),
-        "claude-legacy": (0.01, 0.07, 0.20),
-    }
-)
-# "any" must bound every family on all but 1 % of documents, by at most 6.5 %; it over-counts a lot
-ANY_LIMITS = (0.01, 0.065, 0.85)
+# "any" must bound every family as tightly; it over-counts a lot (docs/tokenizers.md: 20-76 %)
+ANY_LIMITS = (0.01, 0.05, 0.80)
 
 
 def test_every_family_has_a_profile() -> None:

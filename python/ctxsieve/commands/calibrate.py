@@ -51,6 +51,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="PATH",
         help="a second corpus, disjoint from --corpus, on which to choose the smallest safe margin",
     )
+    p.add_argument(
+        "--no-known-words",
+        action="store_true",
+        help="leave out the known-word set (the words each tokenizer encodes as one token)",
+    )
     p.add_argument("--out", type=Path, help="write the profile here (default: stdout)")
     p.set_defaults(run=run)
 
@@ -82,7 +87,7 @@ def load_corpus(path: str | Path) -> list[str]:
     return texts
 
 
-def load_counter(spec: str) -> Any:
+def load_tokenizer(spec: str) -> Any:
     """An exact tokenizer for ``spec``: the ``get_estimator`` kinds, or ``packaged:<family>``."""
     from ctxsieve.tokenizers import get_estimator
     from ctxsieve.tokenizers.packaged import packaged_tokenizer
@@ -90,30 +95,34 @@ def load_counter(spec: str) -> Any:
     kind, _, arg = spec.partition(":")
     if kind == "packaged":
         try:
-            return packaged_tokenizer(arg).count
+            return packaged_tokenizer(arg)
         except LookupError as exc:
             raise ConfigError(str(exc)) from None
     est = get_estimator(spec)
-    if not est.exact:
+    if est.tokenizer is None:
         raise ConfigError(f"--tokenizer {spec}: calibrate needs an exact tokenizer (hf:, tiktoken:, sentencepiece:)")
-    return est
+    return est.tokenizer
 
 
 def run(args: argparse.Namespace) -> int:
     from ctxsieve.tokenizers.fit import fit_profile
+    from ctxsieve.tokenizers.vocab import known_word_hashes
 
     texts = [t for path in args.corpus for t in load_corpus(path)]
     if not texts:
         raise ConfigError("the corpus holds no documents")
-    counters = [load_counter(spec) for spec in args.tokenizer]
-    truth = [max(col) for col in zip(*(count(texts) for count in counters))]
+    tokenizers = [load_tokenizer(spec) for spec in args.tokenizer]
+    truth = [max(col) for col in zip(*(tok.count(texts) for tok in tokenizers))]
     tune = None
     if args.tune:
         tune_texts = [t for path in args.tune for t in load_corpus(path)]
-        tune = (tune_texts, [max(col) for col in zip(*(count(tune_texts) for count in counters))])
+        tune = (tune_texts, [max(col) for col in zip(*(tok.count(tune_texts) for tok in tokenizers))])
     margin = args.margin if args.margin is not None or tune else 0.05
+    known = None if args.no_known_words else known_word_hashes(tokenizers)
     try:
-        profile = fit_profile(texts, truth, args.name, margin=margin, tokenizer=", ".join(args.tokenizer), tune=tune)
+        profile = fit_profile(
+            texts, truth, args.name, margin=margin, tokenizer=", ".join(args.tokenizer), tune=tune, known=known
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     text = json.dumps(profile.to_json(), indent=2) + "\n"
@@ -121,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         args.out.write_text(text, encoding="utf-8")
         fit = profile.meta["fit"]
         print(
-            f"wrote {args.out}: {len(texts)} documents, margin {profile.meta['margin']:.1%}, under-counted "
+            f"wrote {args.out}: {len(texts)} documents, {len(known or b'') // 4} known words, "
+            f"margin {profile.meta['margin']:.1%}, under-counted "
             f"{fit['under_share']:.1%}, mean over-count {fit['mean_over']:.1%} on the fitting corpus",
             file=sys.stderr,
         )

@@ -35,6 +35,14 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   ``MIXED_MIN`` characters holding both letters and digits (hex, base64, ids), which tokenizers
   split finely, counts its characters in ``mixed_char`` and 1 in ``mixed_run`` *instead of* in
   lower/upper/digit/word_start/digit_run.
+* ``known_word``: with a ``KnownWords`` set (the words a tokenizer's vocabulary holds as one
+  token), a word found in it counts 1 here *instead of* in any other feature. A word is a
+  maximal run of word characters (ASCII letters, and two-byte letters: U+0080..U+07FF of category
+  L* or M*, ``_unicode_tables.LETTER2_RANGES``) that neither follows nor precedes an ASCII digit.
+  Its key is its UTF-8 bytes, with the space before it when there is one (``" the"`` and
+  ``"the"`` are different tokens); the set holds ``word_hash(key)``, the low 32 bits of the
+  key's XXH3-64. After a known word the "previous code point" is the word's last one, as if it
+  had been counted.
 
 The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)`` with integer costs in
 thousandths of a token, so both backends compute it exactly in integers: no float summation
@@ -48,8 +56,12 @@ order can make them disagree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+import xxhash
+
+from ctxsieve.kernels._unicode_tables import LETTER2_RANGES
 from ctxsieve.kernels.reference import check_str_list
 
 FEATURES = (
@@ -84,12 +96,13 @@ FEATURES = (
     "u3_fullwidth",
     "u2_hebrew",
     "u3_deva_thai",
+    "known_word",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
 U2_CYRILLIC, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
 WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM, PUNCT_REPEAT = range(15, 22)
 U2_LATIN, U3_SYMBOL, U2_GREEK, U2_RTL, U3_INDIC, U3_HANGUL, U3_FULLWIDTH = range(22, 29)
-U2_HEBREW, U3_DEVA_THAI = range(29, 31)
+U2_HEBREW, U3_DEVA_THAI, KNOWN_WORD = range(29, 32)
 U2_CLASSES = frozenset((U2_LATIN, U2_GREEK, U2_CYRILLIC, U2_RTL, U2_HEBREW))
 WORD_CLASSES = frozenset((LOWER, UPPER)) | U2_CLASSES
 NUM_FEATURES = len(FEATURES)
@@ -186,13 +199,73 @@ _U3 = (
 )
 
 
-def features(text: str) -> list[int]:
+_LETTER2 = frozenset(cp for a, b in LETTER2_RANGES for cp in range(a, b + 1))
+
+
+def is_word_char(cp: int) -> bool:
+    """An ASCII letter or a two-byte letter: what a known word is made of."""
+    if cp < 0x80:
+        return 0x41 <= (cp & ~0x20) <= 0x5A
+    return cp in _LETTER2
+
+
+def word_hash(key: bytes) -> int:
+    """The 32-bit hash a ``KnownWords`` set holds for a word's key (its UTF-8 bytes, with the
+    space before it when there is one)."""
+    return xxhash.xxh3_64_intdigest(key) & 0xFFFFFFFF
+
+
+def pack_hashes(hashes: Iterable[int]) -> bytes:
+    """Hashes as ``KnownWords`` takes them: sorted, distinct, little-endian u32."""
+    return b"".join(h.to_bytes(4, "little") for h in sorted(set(hashes)))
+
+
+class KnownWords:
+    """The set of word hashes the ``known_word`` feature looks up (the reference of the native
+    ``KnownWords``). ``hashes`` is a ``bytes`` of little-endian u32 values, any order.
+
+    >>> k = KnownWords(pack_hashes([word_hash(b" the")]))
+    >>> len(k), features(" the cat", k)[KNOWN_WORD]
+    (1, 1)
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self, hashes: bytes):
+        if not isinstance(hashes, bytes):
+            raise TypeError(f"known words: expected bytes, got {type(hashes).__name__}")
+        if len(hashes) % 4:
+            raise ValueError(f"known words: expected a multiple of 4 bytes (little-endian u32), got {len(hashes)}")
+        self._set = frozenset(int.from_bytes(hashes[i : i + 4], "little") for i in range(0, len(hashes), 4))
+
+    def __len__(self) -> int:
+        return len(self._set)
+
+    def __contains__(self, h: object) -> bool:
+        return h in self._set
+
+
+def _known_end(text: str, i: int, known: KnownWords | None) -> int:
+    """When a known word starts at ``i`` (the code point before it is neither a word character
+    nor an ASCII digit), the index just past it; else -1."""
+    n = len(text)
+    j = i
+    while j < n and is_word_char(ord(text[j])):
+        j += 1
+    if j < n and "0" <= text[j] <= "9":
+        return -1
+    start = i - 1 if i and text[i - 1] == " " else i
+    return j if word_hash(text[start:j].encode("utf-8")) in known else -1  # type: ignore[operator]
+
+
+def features(text: str, known: KnownWords | None = None) -> list[int]:
     """The feature counts of one text, indexed like ``FEATURES``."""
     f = [0] * NUM_FEATURES
     if not text:
         return f
     f[DOC] = 1
     prev = -1  # class of the previous code point, -1 at the start
+    prev_word_char = False  # the previous code point is a word character
     # the pending alphanumeric ASCII run: its counts go to the regular features or to mixed_*
     run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = run_rare = 0
     prev_letter = -1  # the previous code point folded to 0-25 when it was an ASCII letter
@@ -211,9 +284,24 @@ def features(text: str) -> list[int]:
             f[RARE_BIGRAM] += run_rare
         run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = run_rare = 0
 
-    for i, ch in enumerate(text):
+    look_up = known is not None and len(known) > 0
+    n = len(text)
+    i = -1
+    while i + 1 < n:
+        i += 1
+        ch = text[i]
         cp = ord(ch)
         c = char_class(cp)
+        word_char = is_word_char(cp)
+        if look_up and word_char and not prev_word_char and prev != DIGIT:
+            end = _known_end(text, i, known)
+            if end > 0:
+                # no run is pending: the code point before is neither alphanumeric nor absent
+                f[KNOWN_WORD] += 1
+                prev, prev_word_char, prev_letter = char_class(ord(text[end - 1])), True, -1
+                i = end - 1
+                continue
+        prev_word_char = word_char
         letter = (cp | 0x20) - 0x61 if c == LOWER or c == UPPER else -1
         if letter >= 0 and prev_letter >= 0 and prev_letter * 26 + letter not in _COMMON:
             run_rare += 1
@@ -273,35 +361,51 @@ def check_costs(costs: list[Any]) -> list[int]:
     return out
 
 
-def estimate_reference(texts: list[Any], costs: list[Any]) -> list[int]:
+def _check_known(known: Any) -> KnownWords | None:
+    if known is not None and not isinstance(known, KnownWords):
+        raise TypeError(f"known: expected KnownWords or None, got {type(known).__name__}")
+    return known
+
+
+def estimate_reference(texts: list[Any], costs: list[Any], known: KnownWords | None = None) -> list[int]:
     """``ceil(sum(features * costs) / SCALE)`` per text, in exact integer arithmetic."""
     check_str_list("texts", texts)
     cs = check_costs(costs)
+    kw = _check_known(known)
     out = []
     for t in texts:
-        total = sum(n * c for n, c in zip(features(t), cs))
+        total = sum(n * c for n, c in zip(features(t, kw), cs))
         out.append(-(-total // SCALE))
     return out
 
 
-def features_batch(texts: list[Any]) -> list[list[int]]:
-    """``features`` of each text (used for fitting). Natively, one call per feature with a
-    one-hot cost vector: the estimate is then exactly that feature's count, so the native
-    module needs no second entry point."""
+def known_words(hashes: bytes) -> Any:
+    """A ``KnownWords`` set on the live backend (native when loaded, else the reference)."""
+    cls = _native_fn("KnownWords")
+    return KnownWords(hashes) if cls is None else cls(hashes)
+
+
+def features_batch(texts: list[Any], known: Any = None) -> list[list[int]]:
+    """``features`` of each text (used for fitting); ``known`` comes from ``known_words``.
+    Natively, one call per feature with a one-hot cost vector: the estimate is then exactly that
+    feature's count, so the native module needs no second entry point."""
     native = _native_fn("calibrated_estimate")
     if native is None:
         check_str_list("texts", texts)
-        return [features(t) for t in texts]
-    columns = [native(texts, [SCALE if i == j else 0 for i in range(NUM_FEATURES)]) for j in range(NUM_FEATURES)]
+        kw = _check_known(known)
+        return [features(t, kw) for t in texts]
+    one_hot = ([SCALE if i == j else 0 for i in range(NUM_FEATURES)] for j in range(NUM_FEATURES))
+    columns = [native(texts, costs, known) for costs in one_hot]
     return [list(row) for row in zip(*columns)]
 
 
-def estimate_calibrated(texts: list[Any], costs: list[Any]) -> list[int]:
-    """The estimate on the live backend: native when loaded, else the reference."""
+def estimate_calibrated(texts: list[Any], costs: list[Any], known: Any = None) -> list[int]:
+    """The estimate on the live backend: native when loaded, else the reference; ``known``
+    comes from ``known_words``."""
     native = _native_fn("calibrated_estimate")
     if native is not None:
-        return native(texts, costs)  # type: ignore[no-any-return]
-    return estimate_reference(texts, costs)
+        return native(texts, costs, known)  # type: ignore[no-any-return]
+    return estimate_reference(texts, costs, known)
 
 
 def _native_fn(name: str) -> Any:

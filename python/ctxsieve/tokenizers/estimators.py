@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.kernels import estimate_tokens
-from ctxsieve.kernels.calibrated import estimate_calibrated
+from ctxsieve.kernels.calibrated import estimate_calibrated, known_words
 from ctxsieve.tokenizers.base import Tokenizer
 from ctxsieve.tokenizers.profiles import Profile, load_profile
 
@@ -41,9 +41,10 @@ EstimatorFn = Callable[[Sequence[str]], list[int]]
 class Estimator:
     """A named token estimator: ``est(texts) -> list[int]``, one crossing per batch."""
 
-    def __init__(self, name: str, fn: EstimatorFn, *, exact: bool = False):
+    def __init__(self, name: str, fn: EstimatorFn, *, exact: bool = False, tokenizer: Tokenizer | None = None):
         self.name = name
         self.exact = exact
+        self.tokenizer = tokenizer  # the exact tokenizer behind it, if any
         self._fn = fn
 
     def __call__(self, texts: Sequence[str]) -> list[int]:
@@ -59,15 +60,16 @@ class Estimator:
 
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
     costs = profile.cost_vector()
+    known = None if profile.known_words is None else known_words(profile.known_words)
 
     def run(texts: Sequence[str]) -> list[int]:
-        return estimate_calibrated(texts if isinstance(texts, list) else list(texts), costs)
+        return estimate_calibrated(texts if isinstance(texts, list) else list(texts), costs, known)
 
     return Estimator(name or f"calibrated:{profile.name}", run)
 
 
 def tokenizer_estimator(tok: Tokenizer, name: str) -> Estimator:
-    return Estimator(name, tok.count, exact=True)
+    return Estimator(name, tok.count, exact=True, tokenizer=tok)
 
 
 def get_estimator(name: str = DEFAULT_ESTIMATOR) -> Estimator:

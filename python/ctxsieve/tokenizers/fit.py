@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, SCALE, features_batch
+from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, SCALE, features_batch, known_words
 from ctxsieve.tokenizers.profiles import Profile
 
 
@@ -140,22 +140,25 @@ def fit_profile(
     margin: float | None = 0.05,
     tokenizer: str = "",
     tune: tuple[Sequence[str], Sequence[int]] | None = None,
+    known: bytes | None = None,
 ) -> Profile:
     """Fits costs on ``texts`` whose true token counts are ``truth`` (for several tokenizers,
     pass the element-wise maximum) and returns the profile with its figures on those texts.
-    With ``margin=None`` the margin is chosen on the ``tune`` corpus (texts, truth)."""
+    With ``margin=None`` the margin is chosen on the ``tune`` corpus (texts, truth). ``known``
+    holds the packed hashes of the tokenizer's one-token words (``vocab.known_word_hashes``)."""
     if len(texts) != len(truth):
         raise ValueError(f"truth: expected {len(texts)} counts (one per text), got {len(truth)}")
     if not any(t > 0 for t in truth):
         raise ValueError("the corpus has no non-empty document to fit on")
-    rows = features_batch(list(texts))
+    kw = None if known is None else known_words(known)
+    rows = features_batch(list(texts), kw)
     fit_rows, fit_truth = np.array(rows, dtype=float), np.array(truth, dtype=float)
     meta: dict[str, object] = {}
     if margin is None:
         if tune is None:
             raise ValueError("margin=None needs a tuning corpus to choose it on")
         tune_texts, tune_truth = tune
-        tune_rows = np.array(features_batch(list(tune_texts)), dtype=float)
+        tune_rows = np.array(features_batch(list(tune_texts), kw), dtype=float)
         margin = choose_margin(fit_rows, fit_truth, tune_rows, np.array(tune_truth, dtype=float))
         meta["margin_chosen_on"] = f"{len(tune_texts)} tuning documents"
     if not 0 <= margin < 1:
@@ -168,4 +171,4 @@ def fit_profile(
         "fit": {k: round(v, 4) for k, v in measure(estimates, truth).items()},
         "fit_bytes": sum(len(t.encode("utf-8", "surrogatepass")) for t in texts),
     }
-    return Profile(name, costs, family=name, tokenizer=tokenizer, meta=meta)
+    return Profile(name, costs, family=name, tokenizer=tokenizer, meta=meta, known_words=known)

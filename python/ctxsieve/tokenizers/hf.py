@@ -46,5 +46,10 @@ class HFTokenizer:
             return []
         return [len(e.ids) for e in self._encode(batch, add_special_tokens=False)]
 
+    def vocabulary(self) -> list[str]:
+        """Every token id decoded on its own (byte-level tokens with a partial UTF-8 character
+        decode to U+FFFD; they are never words)."""
+        return list(self._tok.decode_batch([[i] for i in range(self._tok.get_vocab_size())]))
+
     def __repr__(self) -> str:
         return f"HFTokenizer({self.path!r})"

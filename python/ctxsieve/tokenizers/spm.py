@@ -39,5 +39,9 @@ class SentencePieceTokenizer:
         batch = prepare(texts)
         return [len(ids) for ids in self._sp.encode(batch, num_threads=2)] if batch else []
 
+    def vocabulary(self) -> list[str]:
+        """Every piece, with SentencePiece's word-boundary mark U+2581 read as a space."""
+        return [self._sp.id_to_piece(i).replace("\u2581", " ") for i in range(self._sp.get_piece_size())]
+
     def __repr__(self) -> str:
         return f"SentencePieceTokenizer({self.path!r})"

@@ -147,5 +147,15 @@ class TiktokenTokenizer:
         batch = prepare(texts)
         return [len(ids) for ids in self._enc.encode_ordinary_batch(batch, num_threads=2)] if batch else []
 
+    def vocabulary(self) -> list[str]:
+        """Every token's bytes as text (tokens that are not whole UTF-8 characters are left out)."""
+        out = []
+        for raw in self._enc.token_byte_values():
+            try:
+                out.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+        return out
+
     def __repr__(self) -> str:
         return f"TiktokenTokenizer({self.path!r})"

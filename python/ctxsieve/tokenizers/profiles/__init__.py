@@ -2,8 +2,10 @@
 
 Each file holds ``name``, ``family``, ``tokenizer`` (the file it was fitted against),
 ``costs`` (feature name -> thousandths of a token, see ``ctxsieve.kernels.calibrated``),
-``quantile`` and ``margin`` (how it was fitted) and ``fit`` (figures on the fitting corpus).
-Features missing from ``costs`` cost 0. ``ctxsieve calibrate`` writes files of the same shape;
+``margin`` (how it was fitted), ``fit`` (figures on the fitting corpus) and, optionally,
+``known_words``: the hashes of the words the tokenizer encodes as one token
+(``{"count": n, "encoding": "zlib-delta-u32le-base64", "data": ...}``, see
+``ctxsieve.tokenizers.vocab``). Features missing from ``costs`` cost 0. ``ctxsieve calibrate`` writes files of the same shape;
 ``load_profile`` accepts a shipped name or a path to such a file.
 
 >>> p = load_profile("any")
@@ -21,6 +23,7 @@ from typing import Any
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.kernels.calibrated import FEATURES, MAX_COST
+from ctxsieve.tokenizers.vocab import ENCODING, decode_hashes, encode_hashes
 
 _HERE = Path(__file__).parent
 
@@ -32,18 +35,24 @@ class Profile:
     family: str = ""
     tokenizer: str = ""
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
+    # packed little-endian u32 word hashes (``KnownWords`` input), or None: no known words
+    known_words: bytes | None = field(default=None, compare=False, repr=False)
 
     def cost_vector(self) -> list[int]:
         return [self.costs.get(f, 0) for f in FEATURES]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "family": self.family,
             "tokenizer": self.tokenizer,
             "costs": {f: self.costs.get(f, 0) for f in FEATURES},
             **self.meta,
         }
+        if self.known_words is not None:
+            hashes = [int.from_bytes(self.known_words[i : i + 4], "little") for i in range(0, len(self.known_words), 4)]
+            out["known_words"] = {"count": len(hashes), "encoding": ENCODING, "data": encode_hashes(hashes)}
+        return out
 
 
 def shipped_profiles() -> list[str]:
@@ -61,10 +70,26 @@ def profile_from_json(data: Any, where: str) -> Profile:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COST:
             raise ConfigError(f"profile {where}: cost of {key!r} must be an int in [0, {MAX_COST}], got {value!r}")
         costs[key] = value
-    meta = {k: v for k, v in data.items() if k not in ("name", "family", "tokenizer", "costs")}
+    meta = {k: v for k, v in data.items() if k not in ("name", "family", "tokenizer", "costs", "known_words")}
     return Profile(
-        str(data.get("name", where)), costs, str(data.get("family", "")), str(data.get("tokenizer", "")), meta
+        str(data.get("name", where)),
+        costs,
+        str(data.get("family", "")),
+        str(data.get("tokenizer", "")),
+        meta,
+        _known_words(data.get("known_words"), where),
     )
+
+
+def _known_words(spec: Any, where: str) -> bytes | None:
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get("encoding") != ENCODING or not isinstance(spec.get("data"), str):
+        raise ConfigError(f"profile {where}: 'known_words' must be an object with encoding {ENCODING!r} and 'data'")
+    try:
+        return decode_hashes(spec["data"])
+    except ValueError as exc:
+        raise ConfigError(f"profile {where}: {exc}") from None
 
 
 def load_profile(name_or_path: str | os.PathLike[str]) -> Profile:
