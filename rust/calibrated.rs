@@ -295,7 +295,11 @@ fn known_end(text: &[u8], i: usize, known: &KnownWords) -> Option<(usize, u8)> {
     if j < n && text[j].is_ascii_digit() {
         return None;
     }
-    let start = if i > 0 && text[i - 1] == b' ' { i - 1 } else { i };
+    let start = if i > 0 && text[i - 1] == b' ' {
+        i - 1
+    } else {
+        i
+    };
     known
         .contains(word_hash(&text[start..j]))
         .then_some((j, last))
@@ -597,8 +601,14 @@ mod tests {
 
     #[test]
     fn rare_bigrams() {
-        assert_eq!(features(b"Flat is better than nested.", None)[RARE_BIGRAM], 1);
-        assert_eq!(features(b"Syng vf orggre guna arfgrq.", None)[RARE_BIGRAM], 5);
+        assert_eq!(
+            features(b"Flat is better than nested.", None)[RARE_BIGRAM],
+            1
+        );
+        assert_eq!(
+            features(b"Syng vf orggre guna arfgrq.", None)[RARE_BIGRAM],
+            5
+        );
     }
 
     fn known(keys: &[&str]) -> KnownWords {

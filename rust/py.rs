@@ -438,11 +438,12 @@ impl PyKnownWords {
                 type_name(hashes)
             ))
         })?;
-        let inner = crate::calibrated::KnownWords::from_le_bytes(bytes.as_bytes()).map_err(|n| {
-            PyValueError::new_err(format!(
-                "known words: expected a multiple of 4 bytes (little-endian u32), got {n}"
-            ))
-        })?;
+        let inner =
+            crate::calibrated::KnownWords::from_le_bytes(bytes.as_bytes()).map_err(|n| {
+                PyValueError::new_err(format!(
+                    "known words: expected a multiple of 4 bytes (little-endian u32), got {n}"
+                ))
+            })?;
         Ok(Self { inner })
     }
 

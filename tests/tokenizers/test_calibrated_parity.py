@@ -62,9 +62,40 @@ EDGES = st.sampled_from(
 TEXT = st.lists(st.one_of(ANY_CHAR, EDGES), max_size=60).map("".join)
 
 
-def native_features(texts: list[str]) -> list[list[int]]:
-    columns = [native.calibrated_estimate(texts, costs) for costs in ONE_HOT]
+def native_features(texts: list[str], known: Any = None) -> list[list[int]]:
+    columns = [native.calibrated_estimate(texts, costs, known) for costs in ONE_HOT]
     return [list(row) for row in zip(*columns)]
+
+
+# Texts made of words and what may stand around them (spaces, digits, marks, two-byte letters
+# and non-letters, CJK), so that known words are found, cut short, or rejected next to a digit.
+WORDS = ["the", "The", "cat", "señor", "Ωμέγα", "naïve", "x", "шаг", "canción", "ab"]
+AROUND = [" ", "  ", ",", "1", "\n", "é", "×", "中", "_", "\u0301", "\ud800", "😀", "9a"]
+WORDY_TEXT = st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from(AROUND), ANY_CHAR), max_size=40).map("".join)
+KEYS = [k.encode("utf-8") for w in WORDS for k in (w, " " + w)]
+
+
+def both_known(keys: list[bytes]) -> tuple[Any, ref.KnownWords]:
+    packed = ref.pack_hashes(ref.word_hash(k) for k in keys)
+    return native.KnownWords(packed), ref.KnownWords(packed)
+
+
+@given(st.lists(WORDY_TEXT, max_size=8), st.lists(st.sampled_from(KEYS), unique=True))
+def test_known_word_features_agree(texts: list[str], keys: list[bytes]) -> None:
+    theirs, ours = both_known(keys)
+    assert len(theirs) == len(ours) == len(keys)
+    assert native_features(texts, theirs) == [ref.features(t, ours) for t in texts]
+
+
+def test_known_words_are_found_on_both_sides() -> None:
+    theirs, ours = both_known([b" the", b"cat", " señor".encode()])
+    texts = ["cat the, señor", "the x señor1", "2cat the", "x the\u0301 cat"]
+    got = [f[ref.KNOWN_WORD] for f in native_features(texts, theirs)]
+    assert got == [f[ref.KNOWN_WORD] for f in (ref.features(t, ours) for t in texts)]
+    # the set holds "cat" without a space, " the" and " señor" with one; "the" at the start has
+    # no space before it, "señor1" and "2cat" touch a digit, and the combining accent belongs to
+    # the word "the\u0301", which is not known
+    assert got == [3, 0, 1, 0]
 
 
 @given(st.lists(TEXT, max_size=8))
@@ -91,9 +122,19 @@ def test_split_script_classes() -> None:
 
 
 def test_huge_text_agrees() -> None:
-    text = ("Syng vf 12345 a1b2c3d4 中文 😀\ud800 \n    " * 20_000)[:-1]
+    text = ("Syng vf 12345 a1b2c3d4 中文 😀\ud800 the cat \n    " * 20_000)[:-1]
     costs = [ref.MAX_COST] * ref.NUM_FEATURES
     assert native.calibrated_estimate([text], costs) == ref.estimate_reference([text], costs)
+    theirs, ours = both_known([b" the", b" cat"])
+    assert native.calibrated_estimate([text], costs, theirs) == ref.estimate_reference([text], costs, ours)
+
+
+def test_large_batches_agree() -> None:
+    """A batch large enough to be estimated on several threads gives the same list, in order."""
+    texts = [f"doc {i}: " + "the cat sat on señor's mat " * (i % 50) for i in range(2_000)]
+    costs = list(range(1, ref.NUM_FEATURES + 1))
+    theirs, ours = both_known([b" the", b" cat", b"doc"])
+    assert native.calibrated_estimate(texts, costs, theirs) == ref.estimate_reference(texts, costs, ours)
 
 
 @pytest.mark.parametrize(
@@ -119,6 +160,27 @@ def test_errors_agree(texts: list[Any], costs: list[Any], error: type[Exception]
     with pytest.raises(error) as ours:
         ref.estimate_reference(texts, costs)
     assert str(theirs.value) == str(ours.value)
+
+
+@pytest.mark.parametrize(
+    ("hashes", "error"),
+    [("abcd", TypeError), (bytearray(4), TypeError), (None, TypeError), (b"abc", ValueError), (b"\0" * 9, ValueError)],
+)
+def test_known_words_errors_agree(hashes: Any, error: type[Exception]) -> None:
+    with pytest.raises(error) as theirs:
+        native.KnownWords(hashes)
+    with pytest.raises(error) as ours:
+        ref.KnownWords(hashes)
+    assert str(theirs.value) == str(ours.value)
+
+
+def test_known_of_the_wrong_kind_is_refused() -> None:
+    costs = [0] * N
+    for bad in (b"", {1, 2}, ref.KnownWords(b"")):
+        with pytest.raises(TypeError, match="known: expected KnownWords or None"):
+            native.calibrated_estimate(["a"], costs, bad)
+    with pytest.raises(TypeError, match="known: expected KnownWords or None, got KnownWords"):
+        ref.estimate_reference(["a"], costs, native.KnownWords(b""))
 
 
 def test_dispatch_uses_the_live_backend() -> None:

@@ -5,8 +5,8 @@ Each file holds ``name``, ``family``, ``tokenizer`` (the file it was fitted agai
 ``margin`` (how it was fitted), ``fit`` (figures on the fitting corpus) and, optionally,
 ``known_words``: the hashes of the words the tokenizer encodes as one token
 (``{"count": n, "encoding": "zlib-delta-u32le-base64", "data": ...}``, see
-``ctxsieve.tokenizers.vocab``). Features missing from ``costs`` cost 0. ``ctxsieve calibrate`` writes files of the same shape;
-``load_profile`` accepts a shipped name or a path to such a file.
+``ctxsieve.tokenizers.vocab``). Features missing from ``costs`` cost 0. ``ctxsieve calibrate``
+writes files of the same shape; ``load_profile`` accepts a shipped name or a path to such a file.
 
 >>> p = load_profile("any")
 >>> p.name, len(p.cost_vector()) == len(FEATURES)
