@@ -51,21 +51,21 @@ def timed(fn: Callable[[list[str]], list[int]], texts: list[str], min_seconds: f
 ONE_THREAD_BATCH_BYTES = 200_000  # below the native estimator's 256 KB parallel threshold
 
 
-def one_thread(fn: Callable[[list[str]], list[int]]) -> Callable[[list[str]], list[int]]:
-    """``fn`` called on consecutive batches small enough to run on the calling thread."""
+def one_thread(fn: Callable[[list[str]], list[int]], texts: list[str]) -> Callable[[list[str]], list[int]]:
+    """``fn`` called on consecutive slices of ``texts`` small enough to run on the calling thread
+    (the slices are cut here, outside the timed call)."""
+    cuts = [0]
+    size = 0
+    for i, t in enumerate(texts):
+        n = len(t.encode("utf-8", "surrogatepass"))
+        if i > cuts[-1] and size + n > ONE_THREAD_BATCH_BYTES:
+            cuts.append(i)
+            size = 0
+        size += n
+    batches = [texts[a:b] for a, b in zip(cuts, [*cuts[1:], len(texts)])]
 
-    def run(texts: list[str]) -> list[int]:
-        out: list[int] = []
-        batch: list[str] = []
-        size = 0
-        for t in texts:
-            n = len(t.encode("utf-8", "surrogatepass"))
-            if batch and size + n > ONE_THREAD_BATCH_BYTES:
-                out += fn(batch)
-                batch, size = [], 0
-            batch.append(t)
-            size += n
-        return out + fn(batch) if batch else out
+    def run(_: list[str]) -> list[int]:
+        return [n for batch in batches for n in fn(batch)]
 
     return run
 
@@ -89,7 +89,7 @@ def report(corpus: Path, by_kind: dict[str, dict[str, str]] | None = None) -> li
         outputs[name], speeds[name] = timed(fn, texts)
         assert len(outputs[name]) == len(texts)
         if name.startswith("calibrated:"):
-            same, single[name] = timed(one_thread(fn), texts)
+            same, single[name] = timed(one_thread(fn, texts), texts)
             assert same == outputs[name]
     rows: list[dict[str, object]] = []
     exact_speeds = []
