@@ -3,6 +3,10 @@
 An exact tokenizer here only counts: ``count(texts)`` returns one token count per text, with no
 special tokens added (a BOS or chat framing belongs to the request, not to each piece of
 content). Loaders read local files only; nothing is ever downloaded at run time.
+
+The loaders here also have ``vocabulary()``, every token as text, from which
+``ctxsieve.tokenizers.vocab`` finds the words a profile knows; it is optional, and a tokenizer
+without it is fitted without known words.
 """
 
 from __future__ import annotations
