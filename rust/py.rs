@@ -452,7 +452,10 @@ impl PyKnownWords {
     }
 
     fn __contains__(&self, h: &Bound<'_, PyAny>) -> bool {
-        h.extract::<u32>().is_ok_and(|h| self.inner.contains(h))
+        // ints only, as the reference: a bool or a float is never a hash
+        h.is_instance_of::<pyo3::types::PyInt>()
+            && !h.is_instance_of::<pyo3::types::PyBool>()
+            && h.extract::<u32>().is_ok_and(|h| self.inner.contains(h))
     }
 }
 
@@ -471,7 +474,7 @@ fn calibrated_estimate(
         None => None,
         Some(k) => Some(k.cast::<PyKnownWords>().map_err(|_| {
             PyTypeError::new_err(format!(
-                "known: expected KnownWords or None, got {}",
+                "known: expected ctxsieve._native.KnownWords or None (ctxsieve.kernels.calibrated.known_words makes it), got {}",
                 type_name(k)
             ))
         })?),

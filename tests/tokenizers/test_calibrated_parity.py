@@ -177,10 +177,30 @@ def test_known_words_errors_agree(hashes: Any, error: type[Exception]) -> None:
 def test_known_of_the_wrong_kind_is_refused() -> None:
     costs = [0] * N
     for bad in (b"", {1, 2}, ref.KnownWords(b"")):
-        with pytest.raises(TypeError, match="known: expected KnownWords or None"):
+        with pytest.raises(TypeError, match=r"known: expected ctxsieve\._native\.KnownWords or None"):
             native.calibrated_estimate(["a"], costs, bad)
-    with pytest.raises(TypeError, match="known: expected KnownWords or None, got KnownWords"):
+    with pytest.raises(
+        TypeError, match=r"expected ctxsieve\.kernels\.calibrated\.KnownWords or None .*, got KnownWords"
+    ):
         ref.estimate_reference(["a"], costs, native.KnownWords(b""))
+
+
+def test_dispatch_takes_either_kind() -> None:
+    """``estimate_calibrated`` rebuilds the reference's set natively when the native backend is
+    live, so a caller holding either kind gets the same estimate."""
+    packed = ref.pack_hashes([ref.word_hash(b" the")])
+    texts, costs = ["x the cat"], [1000] * N
+    want = ref.estimate_reference(texts, costs, ref.KnownWords(packed))
+    assert ref.estimate_calibrated(texts, costs, ref.KnownWords(packed)) == want
+    assert ref.estimate_calibrated(texts, costs, ref.known_words(packed)) == want
+    assert ref.features_batch(texts, ref.KnownWords(packed)) == [ref.features(texts[0], ref.KnownWords(packed))]
+
+
+def test_contains_takes_ints_only() -> None:
+    packed = ref.pack_hashes([1, 2])
+    for k in (native.KnownWords(packed), ref.KnownWords(packed)):
+        assert 1 in k and 3 not in k
+        assert 1.0 not in k and True not in k and "1" not in k and -1 not in k and 2**40 not in k
 
 
 def test_dispatch_uses_the_live_backend() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -20,16 +22,28 @@ def test_candidates_are_words_without_their_space() -> None:
     assert candidates(vocab) == ["ing", "señor", "the", "Ωμέγα"]
 
 
-@pytest.mark.parametrize("family", ["cl100k", "llama3", "mistral-sp"])
-def test_one_token_keys_match_the_tokenizer(family: str, load_family) -> None:  # type: ignore[no-untyped-def]
+def test_only_words_that_count_as_one_token_are_kept(load_family) -> None:  # type: ignore[no-untyped-def]
+    tok = load_family("cl100k")
+    # " xqzvkj" is offered as if the vocabulary held it; counting finds it takes several tokens
+    keys = one_token_keys(tok, [" the", " xqzvkj", "ACTIVE", " 42"])
+    assert sorted(keys) == [b" ACTIVE", b" the", b"ACTIVE", b"the"]
+
+
+@pytest.mark.parametrize(("family", "after_paren"), [("cl100k", 0.85), ("llama3", 0.85), ("mistral-sp", 0.99)])
+def test_one_token_keys_hold_in_other_contexts(family: str, after_paren: float, load_family) -> None:  # type: ignore[no-untyped-def]
     tok = load_family(family)
-    keys = set(one_token_keys(tok, tok.vocabulary()))
-    assert b" the" in keys and b" information" in keys
-    assert b" xqzvkj" not in keys
-    # each key really is one token where the estimator meets it (the check counts in context)
-    sample = sorted(keys)[:: max(1, len(keys) // 300)]
-    spaced = [k.decode() for k in sample if k.startswith(b" ")]
-    assert [n - 1 for n in tok.count(["a" + w for w in spaced])] == [1] * len(spaced)
+    keys = one_token_keys(tok, tok.vocabulary())
+    spaced = [k.decode() for k in keys if k.startswith(b" ")]
+    bare = [k.decode() for k in keys if not k.startswith(b" ")]
+    assert " the" in spaced and " information" in spaced and len(bare) > 10_000
+    # a spaced word is one token after any word, not only after the "a" it was checked after
+    (base,) = tok.count(["The"])
+    assert all(n - base == 1 for n in tok.count(["The" + w for w in spaced]))
+    # a bare one was checked after a newline; after "(" a byte-level BPE may merge the mark into
+    # the word, for the share vocab.py's docstring states (12 % of cl100k's bare words)
+    (base,) = tok.count(["("])
+    kept = sum(n - base == 1 for n in tok.count(["(" + w for w in bare]))
+    assert kept / len(bare) >= after_paren
 
 
 def test_known_word_hashes_intersect(load_family) -> None:  # type: ignore[no-untyped-def]
@@ -65,10 +79,33 @@ def test_profile_json_keeps_known_words() -> None:
 def test_malformed_known_words(spec: object) -> None:
     with pytest.raises(ConfigError, match="known_words"):
         profile_from_json({"costs": {}, "known_words": spec}, "bad.json")
-    with pytest.raises(ConfigError, match=r"bad\.json: known words"):
-        profile_from_json(
-            {"costs": {}, "known_words": {"encoding": "zlib-delta-u32le-base64", "data": "eJwrAQB1AHY="}}, "bad.json"
-        )
+
+
+def test_known_words_data_must_decode_exactly() -> None:
+    def load(data: str, count: int | None = None) -> object:
+        spec: dict[str, object] = {"encoding": "zlib-delta-u32le-base64", "data": data}
+        if count is not None:
+            spec["count"] = count
+        return profile_from_json({"costs": {}, "known_words": spec}, "bad.json").known_words
+
+    good = encode_hashes([5, 9])
+    assert load(good, 2) == pack_hashes([5, 9])
+    three_bytes = base64.b64encode(zlib.compress(b"abc")).decode()
+    junk_after = base64.b64encode(zlib.compress(b"\0" * 8) + b"junk").decode()
+    cut_short = base64.b64encode(zlib.compress(b"\1" * 400)[:-4]).decode()
+    for data, message in (
+        (three_bytes, "not a multiple of 4"),
+        (junk_after, "bytes after the stream"),
+        (cut_short, "truncated"),
+        (good[:-6], "not zlib-delta-u32le-base64 data"),
+    ):
+        with pytest.raises(ConfigError, match=rf"bad\.json: known words: .*{message}"):
+            load(data)
+    with pytest.raises(ConfigError, match="'count' says 3, the data holds 2"):
+        load(good, 3)
+    for bad in (-1, 2**32, 1.5, True):
+        with pytest.raises(ValueError, match="a hash must be an int"):
+            encode_hashes([bad])  # type: ignore[list-item]
 
 
 def test_calibrate_writes_known_words(tmp_path: Path, load_family) -> None:  # type: ignore[no-untyped-def]

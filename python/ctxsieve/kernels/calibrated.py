@@ -36,9 +36,10 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   split finely, counts its characters in ``mixed_char`` and 1 in ``mixed_run`` *instead of* in
   lower/upper/digit/word_start/digit_run.
 * ``known_word``: with a ``KnownWords`` set (the words a tokenizer's vocabulary holds as one
-  token), a word found in it counts 1 here *instead of* in any other feature. A word is a
-  maximal run of word characters (ASCII letters, and two-byte letters: U+0080..U+07FF of category
-  L* or M*, ``_unicode_tables.LETTER2_RANGES``) that neither follows nor precedes an ASCII digit.
+  token), a word found in it counts 1 here *instead of* in its letters' features (the space
+  before it still counts in ``space``). A word is a maximal run of letters (``is_word_char``:
+  ASCII letters, and two-byte letters: U+0080..U+07FF of category L* or M*,
+  ``_unicode_tables.LETTER2_RANGES``) that neither follows nor precedes an ASCII digit.
   Its key is its UTF-8 bytes, with the space before it when there is one (``" the"`` and
   ``"the"`` are different tokens); the set holds ``word_hash(key)``, the low 32 bits of the
   key's XXH3-64. After a known word the "previous code point" is the word's last one, as if it
@@ -229,20 +230,21 @@ class KnownWords:
     (1, 1)
     """
 
-    __slots__ = ("_set",)
+    __slots__ = ("_set", "packed")
 
     def __init__(self, hashes: bytes):
         if not isinstance(hashes, bytes):
             raise TypeError(f"known words: expected bytes, got {type(hashes).__name__}")
         if len(hashes) % 4:
             raise ValueError(f"known words: expected a multiple of 4 bytes (little-endian u32), got {len(hashes)}")
+        self.packed = hashes
         self._set = frozenset(int.from_bytes(hashes[i : i + 4], "little") for i in range(0, len(hashes), 4))
 
     def __len__(self) -> int:
         return len(self._set)
 
     def __contains__(self, h: object) -> bool:
-        return h in self._set
+        return isinstance(h, int) and not isinstance(h, bool) and h in self._set
 
 
 def _known_end(text: str, i: int, known: KnownWords | None) -> int:
@@ -363,12 +365,17 @@ def check_costs(costs: list[Any]) -> list[int]:
 
 def _check_known(known: Any) -> KnownWords | None:
     if known is not None and not isinstance(known, KnownWords):
-        raise TypeError(f"known: expected KnownWords or None, got {type(known).__name__}")
+        raise TypeError(
+            f"known: expected ctxsieve.kernels.calibrated.KnownWords or None (known_words() makes the one the "
+            f"live backend takes), got {type(known).__name__}"
+        )
     return known
 
 
 def estimate_reference(texts: list[Any], costs: list[Any], known: KnownWords | None = None) -> list[int]:
     """``ceil(sum(features * costs) / SCALE)`` per text, in exact integer arithmetic."""
+    if not isinstance(texts, list):
+        raise TypeError(f"texts: expected a list of str, got {type(texts).__name__}")
     check_str_list("texts", texts)
     cs = check_costs(costs)
     kw = _check_known(known)
@@ -385,6 +392,12 @@ def known_words(hashes: bytes) -> Any:
     return KnownWords(hashes) if cls is None else cls(hashes)
 
 
+def _for_native(known: Any) -> Any:
+    """The reference's ``KnownWords`` rebuilt natively (built with ``known_words`` it already
+    is native; rebuilding a large set on every call is slow, so that is the way to make it)."""
+    return _native_fn("KnownWords")(known.packed) if isinstance(known, KnownWords) else known
+
+
 def features_batch(texts: list[Any], known: Any = None) -> list[list[int]]:
     """``features`` of each text (used for fitting); ``known`` comes from ``known_words``.
     Natively, one call per feature with a one-hot cost vector: the estimate is then exactly that
@@ -395,6 +408,7 @@ def features_batch(texts: list[Any], known: Any = None) -> list[list[int]]:
         kw = _check_known(known)
         return [features(t, kw) for t in texts]
     one_hot = ([SCALE if i == j else 0 for i in range(NUM_FEATURES)] for j in range(NUM_FEATURES))
+    known = _for_native(known)
     columns = [native(texts, costs, known) for costs in one_hot]
     return [list(row) for row in zip(*columns)]
 
@@ -404,7 +418,7 @@ def estimate_calibrated(texts: list[Any], costs: list[Any], known: Any = None) -
     comes from ``known_words``."""
     native = _native_fn("calibrated_estimate")
     if native is not None:
-        return native(texts, costs, known)  # type: ignore[no-any-return]
+        return native(texts, costs, _for_native(known))  # type: ignore[no-any-return]
     return estimate_reference(texts, costs, known)
 
 

@@ -38,6 +38,11 @@ class Profile:
     # packed little-endian u32 word hashes (``KnownWords`` input), or None: no known words
     known_words: bytes | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        kw = self.known_words
+        if kw is not None and (not isinstance(kw, bytes) or len(kw) % 4):
+            raise ValueError("known_words: expected bytes of little-endian u32 hashes (a multiple of 4 long)")
+
     def cost_vector(self) -> list[int]:
         return [self.costs.get(f, 0) for f in FEATURES]
 
@@ -50,7 +55,8 @@ class Profile:
             **self.meta,
         }
         if self.known_words is not None:
-            hashes = [int.from_bytes(self.known_words[i : i + 4], "little") for i in range(0, len(self.known_words), 4)]
+            kw = self.known_words
+            hashes = {int.from_bytes(kw[i : i + 4], "little") for i in range(0, len(kw), 4)}
             out["known_words"] = {"count": len(hashes), "encoding": ENCODING, "data": encode_hashes(hashes)}
         return out
 
@@ -87,9 +93,13 @@ def _known_words(spec: Any, where: str) -> bytes | None:
     if not isinstance(spec, dict) or spec.get("encoding") != ENCODING or not isinstance(spec.get("data"), str):
         raise ConfigError(f"profile {where}: 'known_words' must be an object with encoding {ENCODING!r} and 'data'")
     try:
-        return decode_hashes(spec["data"])
+        packed = decode_hashes(spec["data"])
     except ValueError as exc:
         raise ConfigError(f"profile {where}: {exc}") from None
+    count = spec.get("count")
+    if count is not None and count != len(packed) // 4:
+        raise ConfigError(f"profile {where}: known words: 'count' says {count!r}, the data holds {len(packed) // 4}")
+    return packed
 
 
 def load_profile(name_or_path: str | os.PathLike[str]) -> Profile:
