@@ -29,7 +29,7 @@ def test_only_words_that_count_as_one_token_are_kept(load_family) -> None:  # ty
     assert sorted(keys) == [b" ACTIVE", b" the", b"ACTIVE", b"the"]
 
 
-@pytest.mark.parametrize(("family", "after_paren"), [("cl100k", 0.85), ("llama3", 0.85), ("mistral-sp", 0.99)])
+@pytest.mark.parametrize(("family", "after_paren"), [("cl100k", 0.94), ("llama3", 0.94), ("mistral-sp", 0.99)])
 def test_one_token_keys_hold_in_other_contexts(family: str, after_paren: float, load_family) -> None:  # type: ignore[no-untyped-def]
     tok = load_family(family)
     keys = one_token_keys(tok, tok.vocabulary())
@@ -40,10 +40,10 @@ def test_one_token_keys_hold_in_other_contexts(family: str, after_paren: float, 
     (base,) = tok.count(["The"])
     assert all(n - base == 1 for n in tok.count(["The" + w for w in spaced]))
     # a bare one was checked after a newline; after "(" a byte-level BPE may merge the mark into
-    # the word, for the share vocab.py's docstring states (12 % of cl100k's bare words)
+    # the word, and a few words then take more tokens (vocab.py: 5.1 % of cl100k's bare words)
     (base,) = tok.count(["("])
-    kept = sum(n - base == 1 for n in tok.count(["(" + w for w in bare]))
-    assert kept / len(bare) >= after_paren
+    longer = sum(n - base > 1 for n in tok.count(["(" + w for w in bare]))
+    assert longer / len(bare) <= 1 - after_paren
 
 
 def test_known_word_hashes_intersect(load_family) -> None:  # type: ignore[no-untyped-def]
