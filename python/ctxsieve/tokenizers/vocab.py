@@ -8,12 +8,12 @@ does rather than what its vocabulary file suggests. The spaced form is only ever
 a space, so ``"a" + " word"`` must cost exactly one token more than ``"a"``. The bare form must
 cost one token after each of ``BARE_CONTEXTS``: a newline only, although the estimator also looks
 it up at the start of a text and after a mark. A byte-level BPE may merge a mark into the word
-after it (after ``(``, 5.1 % of cl100k's bare words and 3.0 % of o200k's take two tokens or more;
-a SentencePiece model marks the start of a text like a space), but requiring one token after
-``(``, ``"``, ``.``, ``_``, ``/`` and at the start as well dropped up to 31 % of a byte-level BPE's bare words (60 % of
-Mistral SentencePiece's) and
-raised the held-out over-count of cl100k, o200k and Llama 3 above 20 % (docs/tokenizers.md); the
-fitted costs and margins absorb the difference on natural text instead.
+after it (after ``(``, 5.1 % of cl100k's bare words and 3.0 % of o200k's take two tokens or
+more; a SentencePiece model marks the start of a text like a space), but requiring one token
+after ``(``, ``"``, ``.``, ``_``, ``/`` and at the start as well dropped up to 31 % of a
+byte-level BPE's bare words (60 % of Mistral SentencePiece's) and raised the held-out over-count
+of cl100k, o200k and Llama 3 above 20 % (docs/tokenizers.md); the fitted costs and margins absorb
+the difference on natural text instead.
 
 Sets are stored in a profile as ``encode_hashes``: the sorted 32-bit word hashes, delta-coded,
 zlib-compressed and base64-encoded (about 2.8 bytes a word).
