@@ -305,11 +305,37 @@ def _scorer(s: ScorerSpec, objects: Mapping[str, Any]) -> Any:
     return LLMScorer(complete, top_n=s.top_n, alpha=s.alpha, timeout=s.timeout)
 
 
+# estimator kinds whose argument is a file, and how to tell a profile file from a shipped name
+_FILE_KINDS = ("hf", "tiktoken", "tekken", "sentencepiece", "spm")
+
+
+def tokenizer_name(name: str, base: Path) -> str:
+    """``name`` with a relative tokenizer or profile file made relative to ``base`` (the policy
+    file's folder), as source paths are; shipped profile names and absolute paths stay as given.
+
+    >>> tokenizer_name("hf:tok/tokenizer.json", Path("/policies"))
+    'hf:/policies/tok/tokenizer.json'
+    >>> tokenizer_name("calibrated:o200k", Path("/policies")), tokenizer_name("bytes/3", Path("/p"))
+    ('calibrated:o200k', 'bytes/3')
+    """
+    kind, sep, arg = name.partition(":")
+    if not sep or not arg:
+        return name
+    is_file = kind.strip().lower() in _FILE_KINDS or (
+        kind.strip().lower() == "calibrated" and ("/" in arg or os.sep in arg or arg.endswith(".json"))
+    )
+    path = Path(arg).expanduser()
+    if not is_file or path.is_absolute():
+        return name
+    return f"{kind}:{base / path}"
+
+
 def engine_from_document(doc: PolicyDocument, objects: Mapping[str, Any], base: Path) -> ContextEngine:
     """Build the engine a validated document describes (errors still name their path)."""
     from ctxsieve.engine import ContextEngine
     from ctxsieve.sources import SourceConfig
     from ctxsieve.stages.estimate import TokenEstimator
+    from ctxsieve.tokenizers.base import TokenizerFileError
 
     spec = doc.spec
     configs = []
@@ -327,8 +353,8 @@ def engine_from_document(doc: PolicyDocument, objects: Mapping[str, Any], base: 
     except ConfigError as exc:
         raise ConfigError(f"spec.policy: {exc}") from None
     try:
-        tokenizer = TokenEstimator(spec.tokenizer)
-    except ConfigError as exc:
+        tokenizer = TokenEstimator(tokenizer_name(spec.tokenizer, base))
+    except (ConfigError, TokenizerFileError) as exc:  # a bad name, a missing or malformed file
         raise ConfigError(f"spec.tokenizer: {exc}") from None
     scorer = None
     if spec.scorer is not None:

@@ -169,3 +169,20 @@ def test_scorer_from_an_object_or_an_endpoint(tmp_path, kb, monkeypatch):
     not_callable = GOOD.replace("  sources:", "  scorer: {complete: conversation}\n  sources:")
     with pytest.raises(ConfigError, match=r"^spec\.scorer: LLMScorer: complete must be callable"):
         load_engine(write(tmp_path, not_callable), objs)
+
+
+def test_relative_tokenizer_files_are_found_next_to_the_policy(tmp_path, kb, monkeypatch):
+    """``tokenizer: calibrated:<file>`` (and ``hf:``/``tiktoken:``/``sentencepiece:`` files) are
+    read relative to the policy file, as source paths are, not to the working directory."""
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "mine.json").write_text('{"name": "mine", "costs": {"doc": 1000, "lower": 2000}}')
+    policy = write(tmp_path, GOOD.replace("layout: seed", "layout: seed\n  tokenizer: calibrated:profiles/mine.json"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    engine = load_engine(policy, {"retriever": Retriever(), "conversation": []})
+    assert engine.estimator.name == f"calibrated:{tmp_path / 'profiles' / 'mine.json'}"
+    assert engine.estimator.count_batch(["abc"]) == [7]  # 1 + 3 * 2 tokens: the file's costs
+    missing = write(tmp_path, GOOD.replace("layout: seed", "layout: seed\n  tokenizer: hf:tok/tokenizer.json"))
+    with pytest.raises(ConfigError, match=rf"spec.tokenizer: .*{tmp_path / 'tok' / 'tokenizer.json'}"):
+        load_engine(missing, {"retriever": Retriever(), "conversation": []})
