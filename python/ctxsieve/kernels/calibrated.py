@@ -25,7 +25,7 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   ideographs, fullwidth forms, U+FFFD); ``u4`` U+10000 and up. Each range is what one set of
   UTF-8 lead bytes covers, except ``u3_deva_thai``, which the lead byte 0xE0 and the second
   byte (0xA4, 0xA5, 0xB8, 0xB9) pick out.
-* events: ``word_start`` a word character (ASCII letter or any ``u2_*``) not after one, or an upper
+* events: ``word_start`` a word-class character (ASCII letter or any ``u2_*``) not after one, or an upper
   after a lower (camelCase splits); ``digit_run`` a digit not after a digit; ``punct_run`` a
   ``punct`` not after one; ``punct_repeat`` a ``punct`` equal to the code point before it
   (counted there instead of in ``punct``: "=====" and "----" merge into few tokens);
@@ -298,7 +298,7 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         if look_up and word_char and not prev_word_char and prev != DIGIT:
             end = _known_end(text, i, known)
             if end > 0:
-                # no run is pending: the code point before is neither alphanumeric nor absent
+                # no alphanumeric run is pending: the code point before, if any, is not one
                 f[KNOWN_WORD] += 1
                 prev, prev_word_char, prev_letter = char_class(ord(text[end - 1])), True, -1
                 i = end - 1
