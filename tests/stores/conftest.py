@@ -57,7 +57,16 @@ def _cleanup(target: Target) -> None:
 
 @pytest.fixture(params=BACKENDS)
 def target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
-    backend = request.param
+    yield from _target(request.param, tmp_path)
+
+
+@pytest.fixture(params=[BACKENDS[1]])
+def redis_target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
+    """Redis alone: for behaviour only a server shared by many writers shows."""
+    yield from _target(request.param, tmp_path)
+
+
+def _target(backend: str, tmp_path: Any) -> Iterator[Target]:
     if backend == "sqlite":
         yield Target("sqlite", "sqlite:///" + str(tmp_path / "store.db"), None)
         return

@@ -99,6 +99,42 @@ def test_concurrent_writer_processes_keep_every_record(target: Any) -> None:
     store.close()
 
 
+def test_interleaved_blob_writers_never_mix(redis_target: Any) -> None:
+    """Two writers of one blob id on two connections (two processes, as far as the server can
+    tell), the second starting and finishing while the first is half way: the blob is wholly
+    one of them (the last to finish), never chunks of both, and a write that fails leaves no
+    keys behind. (SQLite and PostgreSQL write a blob in one transaction: the second writer
+    waits for the first.)"""
+    ns = redis_target.namespace
+    a, b = redis_target.open(), redis_target.open()
+    text_a, text_b = "writer a\n" * 200, "writer b, longer\n" * 120
+
+    def chunks_of_a() -> Any:
+        for k, c in enumerate(iter_chunks([text_a], chunk_chars=128)):
+            if k == 3:
+                b.put_blob("shared", iter_chunks([text_b], chunk_chars=128))
+                # a's half-written chunks are invisible: b's blob is whole
+                assert "".join(x.text for x in a.iter_blob("shared")) == text_b
+            yield c
+
+    info = a.put_blob("shared", chunks_of_a())
+    assert info.chars == len(text_a)
+    assert "".join(c.text for c in b.iter_blob("shared")) == text_a
+    assert b.blob_info("shared").chars == len(text_a)
+
+    def broken() -> Any:
+        yield from list(iter_chunks([text_b], chunk_chars=128))[:2]
+        raise RuntimeError("producer failed")
+
+    with pytest.raises(RuntimeError):
+        a.put_blob("shared", broken())
+    assert sorted(a.r.scan_iter(match=f"{ns}:blob:*")) == [f"{ns}:blob:shared{s}" for s in ("", ":c", ":l")]
+    assert a.r.ttl(f"{ns}:blob:shared:c") == -1  # the staging keys' expiry went with the rename
+    assert "".join(c.text for c in b.iter_blob("shared")) == text_a
+    a.close()
+    b.close()
+
+
 # -- stores that are down -----------------------------------------------------------------------
 
 

@@ -93,6 +93,19 @@ def test_blob_ids_cannot_escape(store: Any, bad: str) -> None:
         store.put_blob(bad, iter_chunks(["x"]))
 
 
+def test_a_failed_blob_write_leaves_the_old_blob(store: Any) -> None:
+    old = store.put_blob("b3", iter_chunks(["old line\n" * 40], chunk_chars=64))
+
+    def failing() -> Any:
+        yield from list(iter_chunks(["new line\n" * 40], chunk_chars=64))[:3]
+        raise RuntimeError("the producer failed")
+
+    with pytest.raises(RuntimeError, match="the producer failed"):
+        store.put_blob("b3", failing())
+    assert store.blob_info("b3").chars == old.chars
+    assert _read_all(store, "b3") == "old line\n" * 40
+
+
 def test_blob_text_survives_nul_and_surrogates(store: Any) -> None:
     store.put_blob("odd", iter_chunks(["a\x00b\n\ud800c\n"]))
     assert _read_all(store, "odd") == "a\x00b\n\ufffdc\n"

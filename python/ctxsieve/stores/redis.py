@@ -11,6 +11,7 @@ the same words and with the same term pruning as the SQLite store, so both rank 
     {ns}:ix:{collection}:scope:{s}    set of record ids in scope s
     {ns}:blob:{id}                    hash: blob metadata, written last (a blob is complete once it exists)
     {ns}:blob:{id}:c / :l             hash seq -> chunk text / list of "first_line first_char"
+    {ns}:blob:{id}:w:{write}:c / :l   the same, while one write is in flight (renamed at its end)
     {ns}:snap:{id}                    hash: snapshot
 
 Record writes are optimistic transactions (WATCH the record keys, MULTI/EXEC), so concurrent
@@ -51,6 +52,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     _redis = None  # type: ignore[assignment]
 
 K1, B = 1.2, 0.75
+STAGING_TTL = 3600  # seconds a blob write's staging keys outlive a writer that died mid-write
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -100,24 +102,45 @@ class RedisStore:
 
     @_guard
     def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        """Chunks go to staging keys of this write alone (expiring, in case the writer dies);
+        one MULTI/EXEC then moves them into place with the metadata. Readers and other writers
+        see the old blob or the new one, never a mix, and a write that fails leaves the old one."""
         meta, ckey, lkey = self._blob_keys(blob_id)
-        self.r.delete(meta, ckey, lkey)
+        stage = f"{meta}:w:{uuid.uuid4().hex}"  # ids hold no ':', so no blob's keys look like this
+        stage_c, stage_l = stage + ":c", stage + ":l"
         chars = newlines = n = 0
         last = ""
-        for c in chunks:
-            # one round trip per chunk keeps client memory at one chunk however big the blob
-            pipe = self.r.pipeline(transaction=False)
-            pipe.hset(ckey, str(n), c.text)
-            pipe.rpush(lkey, f"{c.first_line} {c.first_char}")
+        try:
+            for c in chunks:
+                # one round trip per chunk keeps client memory at one chunk however big the blob
+                pipe = self.r.pipeline(transaction=False)
+                pipe.hset(stage_c, str(n), c.text)
+                pipe.rpush(stage_l, f"{c.first_line} {c.first_char}")
+                pipe.expire(stage_c, STAGING_TTL)
+                pipe.expire(stage_l, STAGING_TTL)
+                pipe.execute()
+                chars += len(c.text)
+                newlines += c.text.count("\n")
+                last = c.text[-1:] or last
+                n += 1
+            info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
+            pipe = self.r.pipeline(transaction=True)
+            pipe.delete(meta, ckey, lkey)
+            if n:
+                pipe.rename(stage_c, ckey)
+                pipe.rename(stage_l, lkey)
+                pipe.persist(ckey)  # a rename keeps the staging keys' expiry
+                pipe.persist(lkey)
+            pipe.hset(
+                meta, mapping={"chars": info.chars, "lines": info.lines, "chunks": n, "created": repr(info.created)}
+            )
             pipe.execute()
-            chars += len(c.text)
-            newlines += c.text.count("\n")
-            last = c.text[-1:] or last
-            n += 1
-        info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
-        self.r.hset(
-            meta, mapping={"chars": info.chars, "lines": info.lines, "chunks": n, "created": repr(info.created)}
-        )
+        except BaseException:
+            try:
+                self.r.delete(stage_c, stage_l)
+            except _redis.RedisError:
+                pass  # the server is gone: the staging keys expire on their own
+            raise
         return info
 
     @_guard
