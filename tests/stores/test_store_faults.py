@@ -287,6 +287,33 @@ def test_every_form_of_password_is_hidden(url: str, shown: str) -> None:
     assert redacted in str(info.value)
 
 
+def test_postgres_snapshots_of_an_older_schema_are_migrated() -> None:
+    """Snapshot payloads were a ``text`` column (NUL became U+FFFD); opening such a store
+    turns the column into ``bytea`` and keeps every payload already saved."""
+    url = os.environ.get("CTXSIEVE_POSTGRES_URL", "").strip()
+    if not url:
+        pytest.skip("CTXSIEVE_POSTGRES_URL is not set (source .ci/services.sh to start a postgres server)")
+    import psycopg
+
+    ns = "t" + uuid.uuid4().hex[:12]
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(
+                f"CREATE TABLE {ns}_snapshots (id text PRIMARY KEY, turn_id text NOT NULL,"
+                " call_index integer NOT NULL, payload text NOT NULL, created double precision NOT NULL)"
+            )
+            conn.execute(f"INSERT INTO {ns}_snapshots VALUES ('a' || repeat('0', 31), 't', 0, 'héllo 🌍', 0)")
+        store = open_store(url, namespace=ns)
+        assert store.load_snapshot("a" + "0" * 31) == "héllo 🌍"
+        assert store.load_snapshot(store.save_snapshot("t", 1, "a\x00b")) == "a\x00b"
+        store.close()
+        open_store(url, namespace=ns).close()  # a second open finds nothing to migrate
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for table in ("blobs", "blob_chunks", "records", "snapshots"):
+                conn.execute(f"DROP TABLE IF EXISTS {ns}_{table}")
+
+
 def test_postgres_namespace_too_long_for_its_table_names() -> None:
     # at 50 characters "{ns}_records_tsv" and "{ns}_records_scope" are cut to one 63-byte name
     # and the second index was silently never created

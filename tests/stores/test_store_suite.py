@@ -30,6 +30,13 @@ def test_snapshot_round_trip(store: Any) -> None:
     assert store.load_snapshot("../../etc/passwd") is None
 
 
+def test_snapshot_payload_comes_back_exactly(store: Any) -> None:
+    payload = '{"tool": "a\x00b", "bytes": "\x01\x7f\u2028 é 🌍"}\x00'
+    assert store.load_snapshot(store.save_snapshot("t", 0, payload)) == payload
+    # a lone surrogate has no UTF-8 form: every store keeps U+FFFD in its place
+    assert store.load_snapshot(store.save_snapshot("t", 1, "x\ud800y")) == "x\ufffdy"
+
+
 def test_snapshot_payload_must_be_text(store: Any) -> None:
     with pytest.raises(TypeError, match="payload"):
         store.save_snapshot("turn-1", 0, b"bytes")

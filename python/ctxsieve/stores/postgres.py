@@ -3,8 +3,9 @@
 Search uses PostgreSQL full-text search: a stored ``tsvector`` column (configuration
 ``simple``: lower-cased words, no stemming, like the kernels' words) with a GIN index, ranked
 by ``ts_rank``. Every write is one transaction; a process killed mid-write leaves nothing
-half-done. Blob chunks are stored as UTF-8 ``bytea`` because PostgreSQL ``text`` cannot hold
-NUL characters; in records (text that is searched) a NUL becomes U+FFFD.
+half-done. Blob chunks and snapshot payloads are stored as UTF-8 ``bytea`` because PostgreSQL
+``text`` cannot hold NUL characters, so they come back exactly as written; in records (text that
+is searched) a NUL becomes U+FFFD.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ CREATE TABLE IF NOT EXISTS {ns}_records (
 CREATE INDEX IF NOT EXISTS {ns}_records_tsv ON {ns}_records USING gin (tsv);
 CREATE INDEX IF NOT EXISTS {ns}_records_scope ON {ns}_records (collection, scope, position);
 CREATE TABLE IF NOT EXISTS {ns}_snapshots (
-    id text PRIMARY KEY, turn_id text NOT NULL, call_index integer NOT NULL, payload text NOT NULL,
+    id text PRIMARY KEY, turn_id text NOT NULL, call_index integer NOT NULL, payload bytea NOT NULL,
     created double precision NOT NULL);
 """
 
@@ -107,10 +108,24 @@ class PostgresStore:
                 for stmt in _SCHEMA.format(ns=self.ns).split(";"):
                     if stmt.strip():
                         self._conn.execute(stmt)
+                self._migrate()
         except psycopg.Error as exc:
             if self._conn is not None:  # connected, but the schema could not be made: do not leak it
                 self._conn.close()
             raise StoreUnavailableError(f"cannot connect to PostgreSQL store {self.url}: {exc}") from exc
+
+    def _migrate(self) -> None:
+        """Brings tables made by an earlier version up to date (inside the schema transaction):
+        snapshot payloads were ``text``, which turned NUL into U+FFFD."""
+        rows = self._conn.execute(
+            "SELECT data_type FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = %s AND column_name = 'payload'",
+            (f"{self.ns}_snapshots".lower(),),
+        ).fetchall()
+        if rows and rows[0][0] == "text":
+            self._conn.execute(
+                f"ALTER TABLE {self.ns}_snapshots ALTER COLUMN payload TYPE bytea USING convert_to(payload, 'UTF8')"
+            )
 
     def _connect(self) -> Any:
         return psycopg.connect(self._dsn, autocommit=True, connect_timeout=max(1, int(self._timeout)))
@@ -307,7 +322,7 @@ class PostgresStore:
         with self._lock:
             self._db().execute(
                 f"INSERT INTO {self.ns}_snapshots VALUES (%s, %s, %s, %s, %s)",
-                (snapshot_id, _nul(clean(str(turn_id))), int(call_index), _nul(clean(payload)), time.time()),
+                (snapshot_id, _nul(clean(str(turn_id))), int(call_index), clean(payload).encode("utf-8"), time.time()),
             )
         return snapshot_id
 
@@ -316,4 +331,4 @@ class PostgresStore:
         if not isinstance(snapshot_id, str):
             return None
         rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (_nul(clean(snapshot_id)),))
-        return rows[0][0] if rows else None
+        return bytes(rows[0][0]).decode("utf-8") if rows else None
