@@ -131,6 +131,14 @@ def test_interleaved_blob_writers_never_mix(redis_target: Any) -> None:
     assert sorted(a.r.scan_iter(match=f"{ns}:blob:*")) == [f"{ns}:blob:shared{s}" for s in ("", ":c", ":l")]
     assert a.r.ttl(f"{ns}:blob:shared:c") == -1  # the staging keys' expiry went with the rename
     assert "".join(c.text for c in b.iter_blob("shared")) == text_a
+
+    def outlived() -> Any:  # a producer so slow that its staging keys expired
+        yield from iter_chunks([text_b], chunk_chars=128)
+        a.r.delete(*a.r.scan_iter(match=f"{ns}:blob:shared:w:*"))
+
+    with pytest.raises(StoreError, match="blob shared: the write took too long"):
+        a.put_blob("shared", outlived())
+    assert "".join(c.text for c in b.iter_blob("shared")) == text_a  # the old blob, whole
     a.close()
     b.close()
 

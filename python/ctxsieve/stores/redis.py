@@ -124,17 +124,29 @@ class RedisStore:
                 last = c.text[-1:] or last
                 n += 1
             info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
-            pipe = self.r.pipeline(transaction=True)
-            pipe.delete(meta, ckey, lkey)
-            if n:
-                pipe.rename(stage_c, ckey)
-                pipe.rename(stage_l, lkey)
-                pipe.persist(ckey)  # a rename keeps the staging keys' expiry
-                pipe.persist(lkey)
-            pipe.hset(
-                meta, mapping={"chars": info.chars, "lines": info.lines, "chunks": n, "created": repr(info.created)}
-            )
-            pipe.execute()
+            expired = f"Redis store {self.url}: blob {blob_id}: the write took too long (its staging keys expired)"
+            with self.r.pipeline(transaction=True) as pipe:
+                # EXEC does not roll back: a RENAME of staging keys that expired (a producer
+                # idle for STAGING_TTL) would still run the DELETE. WATCH makes EXEC refuse then.
+                pipe.watch(stage_c, stage_l)
+                if n and pipe.exists(stage_c, stage_l) != 2:
+                    raise StoreError(
+                        f"Redis store {self.url}: blob {blob_id}: the write took too long (staging expired)"
+                    )
+                pipe.multi()
+                pipe.delete(meta, ckey, lkey)
+                if n:
+                    pipe.rename(stage_c, ckey)
+                    pipe.rename(stage_l, lkey)
+                    pipe.persist(ckey)  # a rename keeps the staging keys' expiry
+                    pipe.persist(lkey)
+                pipe.hset(
+                    meta, mapping={"chars": info.chars, "lines": info.lines, "chunks": n, "created": repr(info.created)}
+                )
+                try:
+                    pipe.execute()
+                except _redis.WatchError:
+                    raise StoreError(expired) from None
         except BaseException:
             try:
                 self.r.delete(stage_c, stage_l)
