@@ -46,6 +46,13 @@ SESSION_REASONS = ("already_shown", "in_transcript")
 SESSION_EVENT_KINDS = ("session_cut", "stable_changed", "shown_changed")
 
 
+# Tokens a provider adds around each message (role marker, start/end separators), charged by
+# admission and by the agent loop alike. OpenAI's published counting recipe uses 3 per message
+# plus 3 to prime the reply; we charge 4 to stay on the safe side across providers, and the same
+# per tool schema.
+MESSAGE_FRAMING_TOKENS = 4
+
+
 @dataclass(frozen=True, slots=True)
 class Signals:
     """What a source knows about an item's reliability.

@@ -23,11 +23,7 @@ from ctxsieve import kernels
 from ctxsieve.admission.messages import Message, coerce_message
 from ctxsieve.admission.request import openai_tool
 from ctxsieve.errors import ConfigError
-
-# Tokens a provider adds around each message (role marker, start/end separators). OpenAI's
-# published counting recipe uses 3 per message plus 3 to prime the reply; we charge 4 to stay on
-# the safe side across providers, and the same per tool schema.
-MESSAGE_FRAMING_TOKENS = 4
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 Estimator = Callable[[list[str]], list[int]]
 

@@ -20,10 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ctxsieve import kernels
-
-# Per-message framing (role markers, separators) added to every estimate; the same order of
-# magnitude as the providers' own overhead, kept small so estimates stay conservative on text.
-MESSAGE_FRAMING_TOKENS = 4
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 _SUMMARY_RE = re.compile(r"\A\[Summary of the (\d+) earlier messages of this conversation\]\n")
 
