@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from ctxsieve import kernels
 from ctxsieve.kernels.reference import clean  # lone surrogates -> U+FFFD (no UTF-8 store takes them)
-from ctxsieve.stores.protocols import BlobChunk, Record
+from ctxsieve.stores.protocols import BlobChunk, Record, SearchFilter, check_collection
 
 # 1 Mi chars per chunk: large enough that a 10 MB grep is ten kernel calls, small enough that a
 # read of a few lines fetches one modest row.
@@ -125,6 +126,33 @@ def check_limit(limit: object) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"limit: expected an int >= 0, got {limit!r}")
     return limit
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A search every backend runs the same way: checked limit, query terms, cleaned filter."""
+
+    limit: int
+    terms: list[str]
+    scope: str | None
+    audiences: list[str] | None  # sorted; never empty (an empty set matches nothing)
+
+
+def search_request(collection: str, query: str, limit: object, where: SearchFilter | None) -> SearchRequest | None:
+    """The checked arguments of ``search_records``; ``None`` when nothing can match (no query
+    words, ``limit`` 0, or an empty audience set), so the backend returns ``[]`` at once.
+
+    >>> search_request("memory", "Refund policy", 5, SearchFilter(audiences=frozenset({"b", "a"})))
+    SearchRequest(limit=5, terms=['refund', 'policy'], scope=None, audiences=['a', 'b'])
+    """
+    check_collection(collection)
+    n = check_limit(limit)
+    terms = query_terms(query)
+    scope = clean(where.scope) if where is not None and where.scope is not None else None
+    audiences = sorted(map(clean, where.audiences)) if where is not None and where.audiences is not None else None
+    if not terms or n == 0 or audiences == []:
+        return None
+    return SearchRequest(n, terms, scope, audiences)
 
 
 def tags_to_json(tags: tuple[str, ...]) -> str:

@@ -19,11 +19,10 @@ from typing import Any, TypeVar
 
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.stores._text import (
-    check_limit,
     clean,
     clean_record,
     count_lines,
-    query_terms,
+    search_request,
     tags_from_json,
     tags_to_json,
 )
@@ -278,26 +277,24 @@ class PostgresStore:
     def search_records(
         self, collection: str, query: str, limit: int = 10, where: SearchFilter | None = None
     ) -> list[Hit]:
-        check_collection(collection)
-        limit = check_limit(limit)
-        terms = query_terms(query)
-        if not terms or limit == 0:
+        req = search_request(collection, query, limit, where)
+        if req is None:
             return []
         # each word quoted as a tsquery lexeme; words hold no quotes or operators, but escape anyway
-        tsq = " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+        tsq = " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in req.terms)
         sql = (
             f"SELECT {_COLS}, ts_rank(tsv, q) AS rank FROM {self.ns}_records, to_tsquery('simple', %s) q"
             " WHERE collection = %s AND tsv @@ q"
         )
         args: list[Any] = [tsq, collection]
-        if where is not None and where.scope is not None:
+        if req.scope is not None:
             sql += " AND scope = %s"
-            args.append(_nul(clean(where.scope)))
-        if where is not None and where.audiences is not None:
+            args.append(_nul(req.scope))
+        if req.audiences is not None:
             sql += " AND audience = ANY(%s)"
-            args.append(sorted(_nul(clean(a)) for a in where.audiences))
+            args.append([_nul(a) for a in req.audiences])
         sql += " ORDER BY rank DESC, id LIMIT %s"
-        args.append(limit)
+        args.append(req.limit)
         return [Hit(_record(row[:8]), float(row[8])) for row in self._query(sql, args)]
 
     @_guard

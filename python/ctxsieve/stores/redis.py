@@ -33,13 +33,12 @@ from ctxsieve import kernels
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.stores._text import (
     POSTING_BUDGET,
-    check_limit,
     clean,
     clean_record,
     count_lines,
     indexed_text,
     prune_terms,
-    query_terms,
+    search_request,
     tags_from_json,
     tags_to_json,
 )
@@ -300,14 +299,12 @@ class RedisStore:
     def search_records(
         self, collection: str, query: str, limit: int = 10, where: SearchFilter | None = None
     ) -> list[Hit]:
-        check_collection(collection)
-        limit = check_limit(limit)
-        terms = query_terms(query)
-        if not terms or limit == 0:
+        req = search_request(collection, query, limit, where)
+        if req is None:
             return []
         ix = self._ix(collection)
-        scope_only = clean(where.scope) if where is not None and where.scope is not None else None
-        audiences = None if where is None or where.audiences is None else {clean(a) for a in where.audiences}
+        terms, limit, scope_only = req.terms, req.limit, req.scope
+        audiences = None if req.audiences is None else set(req.audiences)
         pipe = self.r.pipeline(transaction=False)
         pipe.hmget(f"{ix}:stats", "n", "total")
         for t in terms:

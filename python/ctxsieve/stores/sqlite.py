@@ -24,11 +24,10 @@ from typing import Any
 
 from ctxsieve.stores import _sqlite_index as index
 from ctxsieve.stores._text import (
-    check_limit,
     clean,
     clean_record,
     count_lines,
-    query_terms,
+    search_request,
     tags_from_json,
     tags_to_json,
 )
@@ -295,18 +294,12 @@ class SQLiteStore:
     def search_records(
         self, collection: str, query: str, limit: int = 10, where: SearchFilter | None = None
     ) -> list[Hit]:
-        check_collection(collection)
-        limit = check_limit(limit)
-        terms = query_terms(query)
-        if not terms or limit == 0:
-            return []
-        scope = clean(where.scope) if where is not None and where.scope is not None else None
-        audiences = sorted(map(clean, where.audiences)) if where is not None and where.audiences is not None else None
-        if audiences is not None and not audiences:
+        req = search_request(collection, query, limit, where)
+        if req is None:
             return []
         with self._lock:
             try:
-                ranked = index.search(self._db(), collection, terms, limit, scope, audiences)
+                ranked = index.search(self._db(), collection, req.terms, req.limit, req.scope, req.audiences)
                 if not ranked:
                     return []
                 marks = ", ".join("?" * len(ranked))
@@ -320,7 +313,7 @@ class SQLiteStore:
         scores = dict(ranked)
         hits = [Hit(_record(row[1:]), scores[row[0]]) for row in rows]
         hits.sort(key=lambda h: (-h.score, h.record.id))
-        return hits[:limit]
+        return hits[: req.limit]
 
     def count_records(self, collection: str, scope: str | None = None) -> int:
         check_collection(collection)
