@@ -21,24 +21,12 @@ from ctxsieve.tokenizers import load_profile
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.packaged import packaged_tokenizer
 
+from .accuracy_report import one_thread
+
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 from mixed_corpus import load_jsonl
 
 TEXTS = [d["text"] for d in load_jsonl(Path(__file__).parent / "data" / "heldout.jsonl")]
-SLICE = 200_000  # bytes: below the native estimator's parallel threshold (256 KB)
-
-
-def _slices(texts: list[str]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    size = 0
-    for t in texts:
-        n = len(t.encode("utf-8", "surrogatepass"))
-        if out[-1] and size + n > SLICE:
-            out.append([])
-            size = 0
-        out[-1].append(t)
-        size += n
-    return out
 
 
 def _group(benchmark: Any) -> None:
@@ -50,16 +38,16 @@ def _group(benchmark: Any) -> None:
 def test_calibrated_native(benchmark: Any, threads: str) -> None:
     profile = load_profile("o200k")
     costs, known = profile.cost_vector(), _native.KnownWords(profile.known_words)
-    slices = [TEXTS] if threads == "all" else _slices(TEXTS)
 
-    def run() -> list[int]:
-        return [n for s in slices for n in _native.calibrated_estimate(s, costs, known)]
+    def whole(texts: list[str]) -> list[int]:
+        return _native.calibrated_estimate(texts, costs, known)
 
+    run = whole if threads == "all" else one_thread(whole, TEXTS)
     exact = packaged_tokenizer("o200k").count(TEXTS)
-    got = run()
+    got = run(TEXTS)
     assert measure(got, exact)["under_share"] <= 0.01  # the bound it is fitted to give
     _group(benchmark)
-    benchmark(run)
+    benchmark(run, TEXTS)
 
 
 def test_calibrated_reference(benchmark: Any) -> None:
