@@ -57,7 +57,7 @@ order can make them disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import xxhash
@@ -415,11 +415,19 @@ def features_batch(texts: list[Any], known: Any = None) -> list[list[int]]:
 
 def estimate_calibrated(texts: list[Any], costs: list[Any], known: Any = None) -> list[int]:
     """The estimate on the live backend: native when loaded, else the reference; ``known``
-    comes from ``known_words``."""
+    comes from ``known_words`` (a reference set is rebuilt natively when needed)."""
     native = _native_fn("calibrated_estimate")
     if native is not None:
         return native(texts, costs, _for_native(known))  # type: ignore[no-any-return]
     return estimate_reference(texts, costs, known)
+
+
+def live_estimate() -> Callable[[list[Any], list[Any], Any], list[int]]:
+    """The live backend's estimate function itself, for callers that estimate on every model
+    call with a ``known`` set from ``known_words``: the backend is fixed at import, so the
+    dispatch ``estimate_calibrated`` does per call can be done once."""
+    native = _native_fn("calibrated_estimate")
+    return estimate_reference if native is None else native  # type: ignore[no-any-return]
 
 
 def _native_fn(name: str) -> Any:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.kernels import estimate_tokens
-from ctxsieve.kernels.calibrated import estimate_calibrated, known_words
+from ctxsieve.kernels.calibrated import known_words, live_estimate
 from ctxsieve.tokenizers.base import Tokenizer
 from ctxsieve.tokenizers.profiles import Profile, load_profile
 
@@ -61,9 +61,10 @@ class Estimator:
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
     costs = profile.cost_vector()
     known = None if profile.known_words is None else known_words(profile.known_words)
+    estimate = live_estimate()  # resolved once: this runs on every model call
 
     def run(texts: Sequence[str]) -> list[int]:
-        return estimate_calibrated(texts if isinstance(texts, list) else list(texts), costs, known)
+        return estimate(texts if isinstance(texts, list) else list(texts), costs, known)
 
     return Estimator(name or f"calibrated:{profile.name}", run)
 
