@@ -45,6 +45,9 @@ lint: ## fmt and clippy with -D warnings, ruff, mypy, stubtest of the native mod
 test-rust: ## Rust unit tests (no Python needed)
 	cargo test
 
+# Store tests need Redis and PostgreSQL: CTXSIEVE_REDIS_URL / CTXSIEVE_POSTGRES_URL name yours, else the
+# suite starts real servers from the dev extra's wheels (tests/stores/store_servers.py). Skipping them
+# takes CTXSIEVE_SKIP_STORE_TESTS=redis,postgres.
 .PHONY: test-python
 test-python: ## the pytest suite and the package's docstring examples, once per backend
 	CTXSIEVE_BACKEND=native $(PYTEST) -q
@@ -53,7 +56,10 @@ test-python: ## the pytest suite and the package's docstring examples, once per 
 	CTXSIEVE_BACKEND=python $(PYTEST) -q --pyargs ctxsieve
 
 .PHONY: test
-test: test-rust test-python bench-smoke ## everything CI tests: Rust, Python on both backends, bench smoke
+test: install test-rust test-python bench-smoke ## install, then everything CI tests: Rust, Python on both backends, bench smoke
+
+.PHONY: check
+check: test-rust test-python bench-smoke ## `make test` without the install step, for a checkout already installed
 
 .PHONY: bench-smoke
 bench-smoke: ## each benchmark once as a test, and native must beat the reference (ratio floors)
@@ -66,4 +72,4 @@ bench: ## full benchmarks: pytest-benchmark groups, then the one-run table with 
 	$(PYTHON) benches/report.py
 
 .PHONY: all
-all: install lint test ## install, lint and test, as CI does
+all: test lint ## install and test, then lint, as CI does
