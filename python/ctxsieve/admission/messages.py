@@ -12,10 +12,14 @@ message carries ``problems`` (short notes without bodies) that the assembly repo
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ctxsieve.audience import Audience, parse_audience, restrict
+from ctxsieve.types import ContextItem
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -51,18 +55,6 @@ class Message:
     name: str | None = None
     audience: frozenset[str] | None = None
     problems: tuple[str, ...] = field(default=(), compare=False)
-
-
-def parse_audience(value: Any) -> frozenset[str] | None:
-    """None, "public" and "*" mean anyone; a string or iterable of strings names who may see it."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return None if value in ("public", "*", "") else frozenset([value])
-    if isinstance(value, Iterable):
-        out = frozenset(str(v) for v in value)
-        return None if ("*" in out or "public" in out) else out
-    return frozenset([str(value)])
 
 
 @dataclass
@@ -146,7 +138,9 @@ def split_message(raw: Any) -> list[Any]:
     if len(results) < 2:
         return [raw]
     rest = [p for p in content if not (isinstance(p, Mapping) and p.get("type") == "tool_result")]
-    out: list[Any] = [{"role": m.get("role", "user"), "content": [r]} for r in results]
+    # every part keeps the message's audience: a split must never make a result public
+    label = {"audience": m["audience"]} if m.get("audience") is not None else {}
+    out: list[Any] = [{"role": m.get("role", "user"), "content": [r], **label} for r in results]
     return out + ([{**m, "content": rest}] if rest else [])
 
 
@@ -208,30 +202,54 @@ def coerce_message(raw: Any) -> Message:
         tool_calls=calls,
         tool_call_id=str(call_id) if call_id else None,
         name=raw.get("name"),
-        audience=parse_audience(raw.get("audience")),
+        audience=parse_audience(raw.get("audience"), "message audience"),
         problems=tuple(problems),
     )
 
 
+def _is_unit(h: Any) -> bool:
+    """An engine history unit (a ``ContextItem``, or an object shaped like one): content and
+    meta, and no role of its own (a provider SDK message has a role)."""
+    if isinstance(h, ContextItem):
+        return True
+    return (
+        not isinstance(h, (Mapping, Message, str))
+        and hasattr(h, "content")
+        and hasattr(h, "meta")
+        and not hasattr(h, "role")
+    )
+
+
+def _labelled(m: Any, unit: Audience, where: str) -> Any:
+    """``m`` (a copy) carrying ``unit``'s audience restricted by its own: the most restrictive wins.
+    A public unit leaves ``m`` as it is (the same object keeps its cached cost)."""
+    if unit is None:
+        return m
+    raw = _as_mapping(m)
+    if isinstance(raw, Mapping):
+        return {**raw, "audience": restrict(unit, parse_audience(raw.get("audience"), where))}
+    msg = coerce_message(raw)
+    return dataclasses.replace(msg, audience=restrict(unit, msg.audience))
+
+
 def expand_history(history: Sequence[Any]) -> Sequence[Any]:
-    """History as raw messages: engine ``ContextItem`` history units (``kind="history"``, raw
-    messages in ``meta["messages"]``, as ``HistorySource`` makes them) become their messages; an
-    item's audience is carried onto each of its messages. Plain messages pass through."""
-    if all(isinstance(h, (Mapping, Message, str)) for h in history):
+    """History as raw messages: engine ``ContextItem`` history units (raw messages in
+    ``meta["messages"]``, as ``HistorySource`` makes them) become their messages, each carrying
+    the unit's audience restricted by its own (``Message`` objects, SDK objects, dicts and
+    strings alike). Plain messages pass through."""
+    if not any(_is_unit(h) for h in history):
         return history
     out: list[Any] = []
-    for h in history:
-        if isinstance(h, (Mapping, Message, str)) or not hasattr(h, "content"):
+    for i, h in enumerate(history):
+        if not _is_unit(h):
             out.append(h)
             continue
         meta = getattr(h, "meta", None) or {}
-        raw = meta.get("messages") if isinstance(meta, Mapping) else None
+        meta = meta if isinstance(meta, Mapping) else {}
+        raw = meta.get("messages")
         msgs = list(raw) if raw else [{"role": meta.get("role") or "user", "content": h.content}]
-        audience = getattr(h, "audience", None)
-        if audience is not None:
-            # copies: the unit's audience must travel with each message it holds
-            msgs = [{**m, "audience": audience} if isinstance(m, Mapping) else m for m in msgs]
-        out.extend(msgs)
+        unit = parse_audience(getattr(h, "audience", None), f"history[{i}].audience")
+        out.extend(_labelled(m, unit, f"history[{i}].meta['messages'][{k}].audience") for k, m in enumerate(msgs))
     return out
 
 

@@ -24,13 +24,13 @@ from ctxsieve.admission.context import (
     coerce_evidence,
     coerce_skills,
     context_preamble,
-    eligible,
     memory_fragment,
     message_fragment,
     rank_evidence,
 )
 from ctxsieve.admission.limits import Limits
 from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
+from ctxsieve.audience import Readers, eligible
 from ctxsieve.errors import ConfigError
 
 
@@ -104,7 +104,7 @@ def prepare(
     skills: Sequence[Any],
     labels: Mapping[str, str],
     attribution: str | None,
-    audience: frozenset[str] | None,
+    audience: Readers,
 ) -> Prepared:
     notes: list[str] = []
     for i, t in enumerate(tools):
@@ -136,13 +136,16 @@ def prepare(
     history = [part for h in expand_history(history) for part in split_message(h)]
     hist_costs = acc.messages(history)
     msgs: list[Message] = [c.message for c in hist_costs]
-    for i, m in enumerate(msgs):
-        notes += [f"history message {i}: {p}" for p in m.problems]
     records = group_records(msgs)
     if any(m.audience is not None for m in msgs):
         kept = [r for r in records if all(eligible(m.audience, audience) for m in r.messages)]
     else:
         kept = records
+    # notes of eligible messages only: a problem note quotes roles, part types and call ids,
+    # which a message the readers may not see must not reveal through the report
+    for r in kept:
+        for j, m in enumerate(r.messages):
+            notes += [f"history message {r.start + j}: {p}" for p in m.problems]
     # one fragment per message, keyed by its raw object and turn number (cached across turns)
     positions = [r.start + j for r in kept for j in range(len(r.messages))]
     owners = [history[i] for i in positions]

@@ -28,12 +28,13 @@ from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
 from ctxsieve.admission.errors import ContextBudgetError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
-from ctxsieve.admission.messages import parse_audience, split_message
+from ctxsieve.admission.messages import split_message
 from ctxsieve.admission.prepared import prepare
 from ctxsieve.admission.reports import RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.select import Selection, select_optional
+from ctxsieve.audience import parse_readers
 from ctxsieve.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class Turn:
             raise ConfigError(f"turn_id {turn_id!r}: expected 1-128 characters of A-Z a-z 0-9 _ -")
         self.session = session
         self.model = model
-        self.audience = parse_audience(audience)
+        self.audience = parse_readers(audience, "audience (the call's readers)")
         self.run = run if isinstance(run, RunBudget) else RunBudget(run or session.run_limits)
         self.prepared = prepare(
             session.accountant,
