@@ -26,8 +26,10 @@ from ctxsieve.stores.protocols import (
     Hit,
     Record,
     RecordStore,
+    RetentionStore,
     SearchFilter,
     SnapshotStore,
+    StoredItem,
 )
 from ctxsieve.stores.sqlite import SQLiteStore
 
@@ -101,11 +103,13 @@ __all__ = [
     "Hit",
     "Record",
     "RecordStore",
+    "RetentionStore",
     "SQLiteStore",
     "SearchFilter",
     "SnapshotStore",
     "StoreError",
     "StoreUnavailableError",
+    "StoredItem",
     "default_store_url",
     "open_snapshot_store",
     "open_store",

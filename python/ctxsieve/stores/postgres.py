@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ctxsieve.errors import MissingExtraError
+from ctxsieve.stores import _postgres_retention as _retention
 from ctxsieve.stores._text import (
     clean,
     clean_record,
@@ -27,7 +28,16 @@ from ctxsieve.stores._text import (
     tags_to_json,
 )
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
-from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
+from ctxsieve.stores.protocols import (
+    BlobChunk,
+    BlobInfo,
+    Hit,
+    Record,
+    SearchFilter,
+    StoredItem,
+    check_collection,
+    check_id,
+)
 
 try:
     import psycopg
@@ -329,3 +339,17 @@ class PostgresStore:
             return None
         rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (_nul(clean(snapshot_id)),))
         return bytes(rows[0][0]).decode("utf-8") if rows else None
+
+    # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
+
+    @_guard
+    def stored_items(self) -> Iterator[StoredItem]:
+        return iter(_retention.stored_items(self))
+
+    @_guard
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        return _retention.delete_items(self, items)
+
+    @_guard
+    def disk_bytes(self) -> int:
+        return _retention.disk_bytes(self)

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from ctxsieve import kernels
 from ctxsieve.errors import MissingExtraError
+from ctxsieve.stores import _redis_retention as _retention
 from ctxsieve.stores._text import (
     POSTING_BUDGET,
     clean,
@@ -43,7 +44,16 @@ from ctxsieve.stores._text import (
     tags_to_json,
 )
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
-from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
+from ctxsieve.stores.protocols import (
+    BlobChunk,
+    BlobInfo,
+    Hit,
+    Record,
+    SearchFilter,
+    StoredItem,
+    check_collection,
+    check_id,
+)
 
 try:
     import redis as _redis
@@ -272,15 +282,16 @@ class RedisStore:
         return self._record(record_id, h) if h else None
 
     @_guard
-    def delete_record(self, collection: str, record_id: str) -> bool:
+    def delete_record(self, collection: str, record_id: str, *, if_created: float | None = None) -> bool:
+        """Delete a record (with ``if_created``: only while it is still the version written then)."""
         check_collection(collection)
         key, ix = self._rkey(collection, record_id), self._ix(collection)
         deleted = False
 
         def apply(pipe: Any) -> None:
             nonlocal deleted
-            old = pipe.hmget(key, "terms", "len", "scope")
-            deleted = old[0] is not None
+            old = pipe.hmget(key, "terms", "len", "scope", "created")
+            deleted = old[0] is not None and (if_created is None or float(old[3]) == if_created)
             if not deleted:
                 return
             pipe.multi()
@@ -383,3 +394,13 @@ class RedisStore:
             return None
         payload: str | None = self.r.hget(f"{self.ns}:snap:{snapshot_id}", "payload")
         return payload
+
+    # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
+
+    @_guard
+    def stored_items(self) -> Iterator[StoredItem]:
+        return iter(list(_retention.stored_items(self)))  # listed inside the guard: errors are StoreErrors
+
+    @_guard
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        return _retention.delete_items(self, items)

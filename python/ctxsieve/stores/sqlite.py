@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxsieve.stores import _sqlite_index as index
+from ctxsieve.stores import _sqlite_retention as _retention
 from ctxsieve.stores._text import (
     clean,
     clean_record,
@@ -38,6 +39,7 @@ from ctxsieve.stores.protocols import (
     Hit,
     Record,
     SearchFilter,
+    StoredItem,
     check_collection,
     check_id,
 )
@@ -340,3 +342,24 @@ class SQLiteStore:
             return None
         rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (clean(snapshot_id),))
         return rows[0][0] if rows else None
+
+    # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
+
+    def stored_items(self) -> Iterator[StoredItem]:
+        return _retention.stored_items(self)
+
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        return _retention.delete_items(self, items)
+
+    def disk_bytes(self) -> int:
+        return _retention.disk_bytes(self)
+
+    def vacuum(self) -> None:
+        """Give the pages freed by deletions back to the file system (SQLite keeps them for
+        reuse otherwise, so the file does not shrink); waits for other writers like a write."""
+        with self._lock:
+            try:
+                self._db().execute("VACUUM")
+                self._db().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self.url}: cannot vacuum: {exc}") from exc
