@@ -1,9 +1,11 @@
 """ContextEngine: gather candidates from every source, run the stages, return a Window.
 
-Sources run concurrently, each with a timeout; a source that raises, times out or proposes a
-malformed item is left out with the event ``source_error:<name>:<why>`` and the window is built
-from the rest. Everything after the gathering is a pure function of the candidates: the same
-candidates and the same policy give the same window, byte for byte.
+Sources run concurrently, each with a timeout that bounds the build: a blocking source runs on
+a daemon thread of its own (``ctxsieve.workers``), which a timeout abandons rather than waits
+for. A source that raises, times out or proposes a malformed item is left out with the event
+``source_error:<name>:<why>`` and the window is built from the rest. Everything after the
+gathering is a pure function of the candidates: the same candidates and the same policy give
+the same window, byte for byte.
 
 >>> from ctxsieve.sources import StaticSource
 >>> engine = ContextEngine([StaticSource("Answer briefly.", pinned=True)], budget=100)
@@ -35,11 +37,20 @@ from ctxsieve.stages.render import stable_block, stable_prefix_hash
 from ctxsieve.stages.score import rescore
 from ctxsieve.stages.select import select
 from ctxsieve.types import LAYOUTS, Budget, ContextItem, Trace, Window, item_problem
+from ctxsieve.workers import StuckCalls, start_thread
 
 Gathered = tuple[list[list[ContextItem]], list[str]]
 
 # From this many candidates on, `build` runs the stages off the event loop.
 OFFLOAD_AT = 2000
+
+# A blocking source with this many timed-out calls still running is not called again (its event
+# says "busy") until one returns: it can leave at most this many threads behind per engine.
+STUCK_LIMIT = 4
+
+# How long `build_sync` lets timed-out coroutine sources unwind after their cancellation before
+# it closes its event loop without them (one that ignores cancellation would hold it forever).
+UNWIND_GRACE = 0.1
 
 
 class ContextEngine:
@@ -92,6 +103,7 @@ class ContextEngine:
         self.estimator = tokenizer if isinstance(tokenizer, TokenEstimator) else TokenEstimator(tokenizer)
         self._weights = [float(c.weight) for c in self.configs]
         self._modes = [c.mode for c in self.configs]
+        self._stuck = StuckCalls(STUCK_LIMIT)  # per source index; per engine, so engines never share it
 
     def _budget(self, budget: int | Budget) -> Budget:
         base = budget if isinstance(budget, Budget) else Budget(budget)
@@ -133,7 +145,10 @@ class ContextEngine:
             if inspect.iscoroutinefunction(fn):
                 pending[k] = fn(query)
             elif getattr(c.source, "blocking", True):
-                pending[k] = _in_thread(fn, query)
+                if self._stuck.full(k):
+                    results[k] = _SourceTimeout(f"busy: {STUCK_LIMIT} earlier calls timed out and are still running")
+                else:
+                    pending[k] = self._in_thread(k, fn, query)
             else:
                 try:
                     out = fn(query)
@@ -145,14 +160,36 @@ class ContextEngine:
                     results[k] = out
         return results, pending
 
+    async def _in_thread(self, k: int, fn: Callable[[str], Any], query: str) -> Any:
+        """A blocking source's answer from a daemon thread of its own; a sync ``candidates``
+        may still return an awaitable (the Source protocol allows it), which is awaited here."""
+        future = start_thread(fn, query, name=f"ctxsieve-source-{self.names[k]}")
+        try:
+            out = await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if not future.done():
+                self._stuck.abandon(k, future)  # timed out: the thread runs on, counted
+            raise
+        return await out if inspect.isawaitable(out) else out
+
     async def _wait(self, k: int, awaitable: Any) -> Any:
         timeout = self.configs[k].timeout or self.source_timeout
-        try:
-            return await asyncio.wait_for(awaitable, timeout)
-        except asyncio.TimeoutError:
+        task = asyncio.ensure_future(awaitable)
+        # asyncio.wait, not wait_for: wait_for waits for the cancelled source to finish, which
+        # one that ignores cancellation never does; here the deadline holds regardless
+        await asyncio.wait((task,), timeout=timeout)
+        if not task.done():
+            task.cancel()
+            task.add_done_callback(_drop_late_answer)
             return _SourceTimeout(f"timeout after {timeout:g}s")
-        except Exception as exc:
-            return exc
+        if task.cancelled():
+            return asyncio.CancelledError("the source cancelled itself")
+        exc = task.exception()
+        if exc is None:
+            return task.result()
+        if not isinstance(exc, Exception):
+            raise exc  # KeyboardInterrupt, SystemExit: not the source's failure to report
+        return exc
 
     def _check(self, results: list[Any]) -> Gathered:
         events: list[str] = []
@@ -275,7 +312,7 @@ class ContextEngine:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self._build(query, results, pending, b, offload=offload, finish=done))
+            return _run(self._build(query, results, pending, b, offload=offload, finish=done))
         for p in pending:
             if inspect.iscoroutine(p):
                 p.close()  # never awaited: close it so it does not warn
@@ -328,11 +365,30 @@ def _check_scorer(scorer: Any) -> None:
         raise ConfigError(f"scorer: needs alpha, a number in [0, 1] (the model's share of the score), got {alpha!r}")
 
 
-async def _in_thread(fn: Callable[[str], Any], query: str) -> Any:
-    """A blocking source's answer, from a worker thread; a sync ``candidates`` may still return
-    an awaitable (the Source protocol allows it), which is awaited here."""
-    out = await asyncio.to_thread(fn, query)
-    return await out if inspect.isawaitable(out) else out
+def _drop_late_answer(task: asyncio.Future[Any]) -> None:
+    """A timed-out source's eventual answer or error is nobody's: retrieve it so that asyncio
+    does not log "exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _run(coro: Any) -> Any:
+    """``asyncio.run`` for ``build_sync``, except that a task left over by a timed-out source
+    gets ``UNWIND_GRACE`` seconds to honour its cancellation, not forever, and the default
+    executor is not joined (the build's own offload calls have all returned by then)."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=UNWIND_GRACE))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
 
 
 class _SourceTimeout(TimeoutError):
