@@ -24,13 +24,16 @@ from typing import Any
 
 from ctxsieve.stores import _sqlite_index as index
 from ctxsieve.stores import _sqlite_retention as _retention
+from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
-    clean_record,
     count_lines,
+    escape,
+    filter_identity,
     search_request,
     tags_from_json,
     tags_to_json,
+    unescape,
 )
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError
 from ctxsieve.stores.protocols import (
@@ -73,10 +76,10 @@ def _record(row: Sequence[Any]) -> Record:
     return Record(
         id=row[0],
         text=row[1],
-        scope=row[2],
+        scope=unescape(row[2]),
         position=row[3],
         tags=tags_from_json(row[4]),
-        audience=row[5],
+        audience=unescape(row[5]),
         payload=row[6],
         created=row[7],
     )
@@ -234,33 +237,22 @@ class SQLiteStore:
 
     def put_records(self, collection: str, records: Sequence[Record]) -> None:
         check_collection(collection)
-        for r in records:
-            check_id("record id", r.id)
+        checked = stored_records(records)
         with self._write(f"cannot write records to {collection}") as conn:
-            for r in map(clean_record, records):
-                self._remove(conn, collection, r.id)
-                stored = Record(
-                    r.id,
-                    r.text,
-                    r.scope,
-                    int(r.position),
-                    tuple(r.tags),
-                    r.audience,
-                    r.payload,
-                    r.created or time.time(),
-                )
+            for stored in checked:
+                self._remove(conn, collection, stored.id)
                 cur = conn.execute(
                     "INSERT INTO records (collection, id, scope, position, text, tags, tags_json, audience,"
                     " payload, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         collection,
                         stored.id,
-                        stored.scope,
+                        escape(stored.scope),
                         stored.position,
                         stored.text,
                         " ".join(stored.tags),
                         tags_to_json(stored.tags),
-                        stored.audience,
+                        escape(stored.audience),
                         stored.payload,
                         stored.created,
                     ),
@@ -314,6 +306,9 @@ class SQLiteStore:
                 raise StoreError(f"SQLite store {self.url}: search failed: {exc}") from exc
         scores = dict(ranked)
         hits = [Hit(_record(row[1:]), scores[row[0]]) for row in rows]
+        # the postings filter on 64-bit hashes of scope and audience: check the exact values, so
+        # that two identities with one hash (crafted, or by chance) still never share a record
+        hits = [h for h in hits if req.matches(h.record)]
         hits.sort(key=lambda h: (-h.score, h.record.id))
         return hits[: req.limit]
 
@@ -321,7 +316,10 @@ class SQLiteStore:
         check_collection(collection)
         if scope is None:
             return int(self._read("SELECT count(*) FROM records WHERE collection = ?", (collection,))[0][0])
-        rows = self._read("SELECT count(*) FROM records WHERE collection = ? AND scope = ?", (collection, clean(scope)))
+        rows = self._read(
+            "SELECT count(*) FROM records WHERE collection = ? AND scope = ?",
+            (collection, escape(filter_identity("scope", scope))),
+        )
         return int(rows[0][0])
 
     # -- snapshots --------------------------------------------------------------------------
@@ -329,18 +327,19 @@ class SQLiteStore:
     def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
         if not isinstance(payload, str):
             raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        turn, index_ = escape(check_turn_id(turn_id)), check_call_index(call_index)
         snapshot_id = uuid.uuid4().hex
         with self._write("cannot save snapshot") as conn:
             conn.execute(
                 "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?)",
-                (snapshot_id, clean(str(turn_id)), int(call_index), clean(payload), time.time()),
+                (snapshot_id, turn, index_, clean(payload), time.time()),
             )
         return snapshot_id
 
     def load_snapshot(self, snapshot_id: str) -> str | None:
-        if not isinstance(snapshot_id, str):
+        if not is_snapshot_id(snapshot_id):
             return None
-        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (clean(snapshot_id),))
+        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (snapshot_id,))
         return rows[0][0] if rows else None
 
     # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
