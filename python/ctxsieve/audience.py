@@ -27,8 +27,10 @@ public. The semantics, also in docs/admission.md:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from ctxsieve.types import NO_META
 
 # An audience: None is public; a frozenset names who may read (empty: nobody).
 Audience = frozenset[str] | None
@@ -107,19 +109,49 @@ def message_audience(message: Any, where: str = "audience") -> Audience:
 
 def item_audience(item: Any, where: str | None = None) -> Audience:
     """An item's effective audience: its own label restricted by the label of every message it
-    carries in ``meta["messages"]`` (what a history unit renders), the most restrictive winning."""
+    carries in ``meta["messages"]`` (what a history unit renders), the most restrictive winning.
+    ``where`` names the item in a ``TypeError`` (default: its id)."""
 
     def get(name: str) -> Any:
         return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
 
-    at = where or f"item {get('id')!r}: audience"
-    aud = parse_audience(get("audience"), at)
-    meta = get("meta")
-    msgs = meta.get("messages") if isinstance(meta, Mapping) else None
-    if msgs and isinstance(msgs, Iterable) and not isinstance(msgs, (str, bytes, Mapping)):
-        for k, m in enumerate(msgs):
-            aud = restrict(aud, message_audience(m, f"{at} of meta['messages'][{k}]"))
+    place = "audience"  # the place is spelled out only on error: this runs for every labelled item
+    try:
+        aud = parse_audience(get("audience"), place)
+        meta = get("meta")
+        msgs = meta.get("messages") if isinstance(meta, Mapping) else None
+        if msgs and isinstance(msgs, Iterable) and not isinstance(msgs, (str, bytes, Mapping)):
+            for k, m in enumerate(msgs):
+                place = f"meta['messages'][{k}].audience"
+                aud = restrict(aud, message_audience(m, place))
+    except TypeError as exc:
+        name = where if where is not None else f"item {get('id')!r}"
+        raise TypeError(f"{name}: {exc}") from None
     return aud
+
+
+def visible(items: Sequence[Any], readers: Readers) -> tuple[list[Any], list[Any]]:
+    """``items`` the readers may see, and those they may not, each in the given order.
+
+    Most items carry neither a label nor messages: one comprehension finds the others (a loop
+    over 100k items costs several times more), and only those are looked at; a label shared by
+    many items (a hashable str or frozenset) is decided once."""
+    odd = [k for k, it in enumerate(items) if it.audience is not None or it.meta is not NO_META]
+    hidden: set[int] = set()
+    decided: dict[Any, bool] = {}
+    for k in odd:
+        it = items[k]
+        if it.meta:
+            ok = eligible(item_audience(it), readers)
+        elif it.audience in decided:
+            ok = decided[it.audience]
+        else:
+            ok = decided[it.audience] = eligible(item_audience(it), readers)
+        if not ok:
+            hidden.add(k)
+    if not hidden:
+        return (items if isinstance(items, list) else list(items)), []
+    return [it for k, it in enumerate(items) if k not in hidden], [items[k] for k in sorted(hidden)]
 
 
 __all__ = [
@@ -132,4 +164,5 @@ __all__ = [
     "parse_audience",
     "parse_readers",
     "restrict",
+    "visible",
 ]

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ctxsieve.audience import Readers, parse_readers, visible
 from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.session import DEFAULT_GAP_NOTICE, DEFAULT_MAX_PROMPT_TOKENS, ContextSession
 from ctxsieve.sources.base import SourceConfig
@@ -191,11 +192,21 @@ class ContextEngine:
             raise exc  # KeyboardInterrupt, SystemExit: not the source's failure to report
         return exc
 
-    def _check(self, results: list[Any]) -> Gathered:
+    def _check(self, results: list[Any], readers: Readers = None) -> Gathered:
+        """Each source's valid items the ``readers`` may see. Eligibility comes first, before
+        any stage: an item the readers may not see is never deduplicated against, budgeted,
+        traced or rendered; only its count is kept (``audience_excluded:<source>:<n>``)."""
         events: list[str] = []
         lists: list[list[ContextItem]] = []
         for name, out in zip(self.names, results):
             items, why = _validate(name, out)
+            if why is None:
+                try:
+                    items, hidden = visible(items, readers)
+                except TypeError as exc:  # a label inside meta["messages"] that is not text
+                    items, hidden, why = [], [], f"malformed item: {exc}"
+                if hidden:
+                    events.append(f"audience_excluded:{name}:{len(hidden)}")
             if why is not None:
                 events.append(f"source_error:{name}:{why}")
             lists.append(items)
@@ -208,21 +219,23 @@ class ContextEngine:
         done = iter(await asyncio.gather(*waits))
         return [next(done) if p is not None else r for r, p in zip(results, pending)]
 
-    async def gather(self, query: str) -> Gathered:
-        """Every source's proposal (empty for a failed one) and the ``source_error`` events."""
+    async def gather(self, query: str, *, reader: Any = None) -> Gathered:
+        """Every source's proposal that ``reader`` may see (empty for a failed source), and the
+        ``source_error`` and ``audience_excluded`` events."""
+        readers = parse_readers(reader, "reader")
         results, pending = self._start(query)
-        return self._check(await self._settle(results, pending))
+        return self._check(await self._settle(results, pending), readers)
 
     # -- the stages ------------------------------------------------------------------------
 
-    def _prepare(self, gathered: Gathered) -> Candidates:
+    def _prepare(self, gathered: Gathered, readers: Readers = None) -> Candidates:
         lists = gathered[0]
         items: list[ContextItem] = []
         ranks: list[int] = []
         for k, lst in enumerate(lists):
             items += lst
             ranks += [k] * len(lst)
-        cands = Candidates(items, ranks, self.names)
+        cands = Candidates(items, ranks, self.names, readers)
         estimate(cands, self.estimator)
         calibrate(cands, self._weights, self._modes)
         return cands
@@ -258,6 +271,7 @@ class ContextEngine:
             layout=self.layout,  # type: ignore[arg-type]
             stable_prefix_hash=stable_prefix_hash(stable),
             stable_prefix_tokens=self.estimator.count([stable])[0] if stable else 0,
+            readers=cands.readers,
         )
 
     def _budget_for(self, budget: int | None) -> Budget:
@@ -271,19 +285,20 @@ class ContextEngine:
         budget: Budget,
         offload: bool = True,
         finish: Callable[[str, Candidates, list[str], Budget], Any] | None = None,
+        readers: Readers = None,
     ) -> Any:
-        """Settle the sources, run the stages and hand the candidates to ``finish`` (this
-        engine's ``_complete``, or a ``ContextSession``'s own last step)."""
+        """Settle the sources, run the stages for ``readers`` and hand the candidates to
+        ``finish`` (this engine's ``_complete``, or a ``ContextSession``'s own last step)."""
         done = self._complete if finish is None else finish
-        lists, events = self._check(await self._settle(results, pending))
+        lists, events = self._check(await self._settle(results, pending), readers)
         # a large build would hold the event loop for tens of milliseconds: run its stages on
         # a worker thread instead (the kernels release the GIL); small ones stay inline, where
         # the hop (about 0.1 ms) would cost more than it frees
         offload = offload and sum(map(len, lists)) >= OFFLOAD_AT
         if offload:
-            cands = await asyncio.to_thread(self._prepare, (lists, events))
+            cands = await asyncio.to_thread(self._prepare, (lists, events), readers)
         else:
-            cands = self._prepare((lists, events))
+            cands = self._prepare((lists, events), readers)
         if self.scorer is not None:
             event = await rescore(cands, self.scorer, query)
             if event is not None:
@@ -300,6 +315,7 @@ class ContextEngine:
         *,
         offload: bool = False,
         caller: str = "engine",
+        readers: Readers = None,
     ) -> Any:
         """The synchronous driver behind ``build_sync`` here and in ``ContextSession``. When
         every source answers from memory and there is no scorer, no event loop is started."""
@@ -307,28 +323,32 @@ class ContextEngine:
         b = self._budget_for(budget)
         results, pending = self._start(query)
         if self.scorer is None and all(p is None for p in pending):
-            lists, events = self._check(results)
-            return done(query, self._prepare((lists, events)), events, b)
+            lists, events = self._check(results, readers)
+            return done(query, self._prepare((lists, events), readers), events, b)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return _run(self._build(query, results, pending, b, offload=offload, finish=done))
+            return _run(self._build(query, results, pending, b, offload=offload, finish=done, readers=readers))
         for p in pending:
             if inspect.iscoroutine(p):
                 p.close()  # never awaited: close it so it does not warn
         raise ContextError(f"build_sync() was called inside a running event loop: use `await {caller}.build(...)`")
 
-    async def build(self, query: str, *, budget: int | None = None) -> Window:
-        """The window for ``query``; ``budget`` overrides the total for this build."""
+    async def build(self, query: str, *, budget: int | None = None, reader: Any = None) -> Window:
+        """The window for ``query``; ``budget`` overrides the total for this build. ``reader``
+        (a label or a set of labels: who reads this call) decides which labelled items may go
+        in; the default, None, is an anonymous call that gets public items only."""
+        readers = parse_readers(reader, "reader")
         b = self._budget_for(budget)
         results, pending = self._start(query)
-        window: Window = await self._build(query, results, pending, b)
+        window: Window = await self._build(query, results, pending, b, readers=readers)
         return window
 
-    def build_sync(self, query: str, *, budget: int | None = None) -> Window:
+    def build_sync(self, query: str, *, budget: int | None = None, reader: Any = None) -> Window:
         """``build`` without an event loop of your own. When every source answers from memory
         and there is no scorer, no event loop is started at all."""
-        window: Window = self._build_sync(query, budget)
+        readers = parse_readers(reader, "reader")
+        window: Window = self._build_sync(query, budget, readers=readers)
         return window
 
     def session(
@@ -337,19 +357,29 @@ class ContextEngine:
         max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
         cut_to: float = 0.5,
         gap_notice: str = DEFAULT_GAP_NOTICE,
+        reader: Any = None,
     ) -> ContextSession:
         """A ``ContextSession`` over this engine: one append-only prompt for a conversation,
-        so the provider's prefix cache serves every earlier turn (see ``ctxsieve.session``)."""
-        return ContextSession(self, max_prompt_tokens=max_prompt_tokens, cut_to=cut_to, gap_notice=gap_notice)
+        so the provider's prefix cache serves every earlier turn (see ``ctxsieve.session``).
+        ``reader`` is the conversation's one reader set (default: anonymous, public only)."""
+        return ContextSession(
+            self, max_prompt_tokens=max_prompt_tokens, cut_to=cut_to, gap_notice=gap_notice, reader=reader
+        )
 
-    def build_many(self, queries: Iterable[str], *, max_workers: int | None = None) -> list[Window]:
-        """Windows for many queries, built on threads (the native kernels release the GIL)."""
+    def build_many(self, queries: Iterable[str], *, max_workers: int | None = None, reader: Any = None) -> list[Window]:
+        """Windows for many queries, built on threads (the native kernels release the GIL),
+        all for the same ``reader``."""
+        readers = parse_readers(reader, "reader")
         qs = list(queries)
+
+        def one(q: str) -> Window:
+            return self.build_sync(q, reader=readers)
+
         if len(qs) <= 1:
-            return [self.build_sync(q) for q in qs]
+            return [one(q) for q in qs]
         workers = max_workers or min(len(qs), os.cpu_count() or 4, 32)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxsieve-build") as pool:
-            return list(pool.map(self.build_sync, qs))
+            return list(pool.map(one, qs))
 
 
 def _check_scorer(scorer: Any) -> None:
