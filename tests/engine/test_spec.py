@@ -142,7 +142,7 @@ def test_the_example_policy_loads():
         import quickstart
     finally:
         sys.path.remove(str(EXAMPLES))
-    engine = load_engine(EXAMPLES / "support-policy.yaml", quickstart.OBJECTS)
+    engine = load_engine(EXAMPLES / "support-policy-rag.yaml", quickstart.OBJECTS)
     window = engine.build_sync("Can I get a refund after 3 weeks on the Team plan?")
     assert "billing/refund-policy" in {i.id for i in window.items}
     assert window.trace.entry("billing/refund-policy-2024#0").reason == "deprecated"
