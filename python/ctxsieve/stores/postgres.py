@@ -20,10 +20,10 @@ from typing import Any, TypeVar
 
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.stores import _postgres_retention as _retention
+from ctxsieve.stores import _postgres_staging as staging
 from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
-    count_lines,
     escape,
     filter_identity,
     search_request,
@@ -135,7 +135,9 @@ class PostgresStore:
 
     def _migrate(self) -> None:
         """Brings tables made by an earlier version up to date (inside the schema transaction):
-        snapshot payloads were ``text``, which turned NUL into U+FFFD."""
+        snapshot payloads were ``text``, which turned NUL into U+FFFD; blob chunks had no
+        ``staged`` column (``_postgres_staging``)."""
+        staging.migrate(self)
         rows = self._conn.execute(
             "SELECT data_type FROM information_schema.columns"
             " WHERE table_schema = current_schema() AND table_name = %s AND column_name = 'payload'",
@@ -170,30 +172,10 @@ class PostgresStore:
 
     @_guard
     def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        """Stream the chunks to staging rows, one short statement each, and publish them in one
+        transaction: nothing stays open or locked while the producer runs (``_postgres_staging``)."""
         check_id("blob id", blob_id)
-        ns = self.ns
-        chars = newlines = n = 0
-        last = ""
-        with self._lock:
-            conn = self._db()
-            with conn.transaction():
-                conn.execute(f"DELETE FROM {ns}_blob_chunks WHERE blob_id = %s", (blob_id,))
-                conn.execute(f"DELETE FROM {ns}_blobs WHERE id = %s", (blob_id,))
-                for c in chunks:
-                    conn.execute(
-                        f"INSERT INTO {ns}_blob_chunks VALUES (%s, %s, %s, %s, %s)",
-                        (blob_id, n, c.first_line, c.first_char, c.text.encode("utf-8")),
-                    )
-                    chars += len(c.text)
-                    newlines += c.text.count("\n")
-                    last = c.text[-1:] or last
-                    n += 1
-                info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
-                conn.execute(
-                    f"INSERT INTO {ns}_blobs VALUES (%s, %s, %s, %s, %s)",
-                    (blob_id, info.chars, info.lines, n, info.created),
-                )
-        return info
+        return staging.put_blob(self, blob_id, chunks)
 
     @_guard
     def blob_info(self, blob_id: str) -> BlobInfo | None:

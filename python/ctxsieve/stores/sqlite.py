@@ -3,11 +3,13 @@
 Search runs on postings tables scored in SQL (``_sqlite_index``), not on FTS5: FTS5's
 ``bm25()`` measured 10x slower at 100k records (numbers in that module).
 
-Every write is one ``BEGIN IMMEDIATE`` transaction, so a process killed mid-write loses only
-the transaction it had not committed; what a call acknowledged is on disk (WAL with
-``synchronous=NORMAL`` survives a process crash; pass ``synchronous=full`` in the URL to also
-survive power loss at the cost of an fsync per commit). Several processes may write the same
-file: SQLite serialises them and ``busy_timeout`` makes each wait its turn instead of failing.
+Every write is one ``BEGIN IMMEDIATE`` transaction (a blob streams its chunks in one short
+transaction each and is published in one more, ``_sqlite_staging``), so a process killed
+mid-write loses only the transaction it had not committed; what a call acknowledged is on disk (WAL
+with ``synchronous=NORMAL`` survives a process crash; pass ``synchronous=full`` in the URL to
+also survive power loss at the cost of an fsync per commit). Several processes may write the
+same file: SQLite serialises them and ``busy_timeout`` makes each wait its turn instead of
+failing.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ from typing import Any
 
 from ctxsieve.stores import _sqlite_index as index
 from ctxsieve.stores import _sqlite_retention as _retention
+from ctxsieve.stores import _sqlite_staging as staging
 from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
-    count_lines,
     escape,
     filter_identity,
     search_request,
@@ -69,7 +71,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 MMAP_BYTES = 256 << 20
 
 _RECORD_COLS = "id, text, scope, position, tags_json, audience, payload, created"
-_SCHEMA += index.SCHEMA
+_SCHEMA += index.SCHEMA + staging.SCHEMA
 
 
 def _record(row: Sequence[Any]) -> Record:
@@ -175,24 +177,10 @@ class SQLiteStore:
     # -- blobs ------------------------------------------------------------------------------
 
     def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        """Stream the chunks to a staging area, one short transaction each, and publish them in
+        one more: no transaction stays open while the producer runs (``_sqlite_staging``)."""
         check_id("blob id", blob_id)
-        chars = newlines = n = 0
-        last = ""
-        with self._write(f"cannot write blob {blob_id}") as conn:
-            conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
-            conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,))
-            for c in chunks:
-                conn.execute(
-                    "INSERT INTO blob_chunks VALUES (?, ?, ?, ?, ?)",
-                    (blob_id, n, c.first_line, c.first_char, c.text),
-                )
-                chars += len(c.text)
-                newlines += c.text.count("\n")
-                last = c.text[-1:] or last
-                n += 1
-            info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
-            conn.execute("INSERT INTO blobs VALUES (?, ?, ?, ?, ?)", (blob_id, info.chars, info.lines, n, info.created))
-        return info
+        return staging.put_blob(self, blob_id, chunks)
 
     def blob_info(self, blob_id: str) -> BlobInfo | None:
         check_id("blob id", blob_id)
