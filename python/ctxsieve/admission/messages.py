@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxsieve.audience import Audience, parse_audience, restrict
+from ctxsieve.exchanges import exchange_spans
 from ctxsieve.types import ContextItem
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -268,20 +269,23 @@ class Record:
 
 def group_records(messages: Sequence[Message]) -> list[Record]:
     """Group messages into whole records: an assistant message with tool calls takes the tool
-    results that answer it (consecutive ``tool`` messages), so a call never leaves without them."""
+    results that answer it, and any message between them, so a call never leaves without them
+    (``ctxsieve.exchanges``). ``turn`` counts user messages up to the record's first one."""
+    calls = [[c.id for c in m.tool_calls] if m.role == "assistant" else [] for m in messages]
+    answers = [[m.tool_call_id] if m.role == "tool" and m.tool_call_id else [] for m in messages]
+    spans: list[list[int]] = []
+    for start, end in exchange_spans(calls, answers):
+        if spans and messages[start].role == "tool" and calls[spans[-1][0]]:
+            # a result that names no call it answers, right after an exchange: it joins it
+            # (a provider would reject it anywhere else), as consecutive tool messages always did
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
     records: list[Record] = []
     turn = 0
-    i, n = 0, len(messages)
-    while i < n:
-        m = messages[i]
-        if m.role == "user":
+    for start, end in spans:
+        if messages[start].role == "user":
             turn += 1
-        group = [m]
-        start = i
-        i += 1
-        if m.role == "assistant" and m.tool_calls:
-            while i < n and messages[i].role == "tool":
-                group.append(messages[i])
-                i += 1
-        records.append(Record(tuple(group), turn, start))
+        records.append(Record(tuple(messages[start:end]), turn, start))
+        turn += sum(1 for m in messages[start + 1 : end] if m.role == "user")
     return records

@@ -1,10 +1,11 @@
 """The conversation as candidates: one item per unit, newest scored highest.
 
 A unit is one message, except that an assistant message that calls tools travels with the
-results of those calls: providers reject a tool call without its result, so the two are never
-split. Both shapes are understood: OpenAI (``tool_calls`` then ``role: "tool"`` messages) and
-Anthropic (``tool_use`` blocks then a user message of ``tool_result`` blocks). System messages
-are skipped: the system prompt is a ``StaticSource``.
+results of those calls and whatever sits between them: providers reject a tool call without
+its result, so the two are never split (``ctxsieve.exchanges``). Both shapes are understood:
+OpenAI (``tool_calls`` then ``role: "tool"`` messages) and Anthropic (``tool_use`` blocks then
+a user message of ``tool_result`` blocks). System messages are skipped: the system prompt is a
+``StaticSource``.
 
 ``messages`` may be a list you keep appending to, or a callable returning the current list;
 unit ids are ``<name>:<index of the unit's first message>``, so they stay the same as the
@@ -21,6 +22,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ctxsieve.exchanges import exchange_spans
 from ctxsieve.types import ContextItem, Stability
 
 Message = Mapping[str, Any]
@@ -46,21 +48,13 @@ def _answers(m: Message) -> set[str]:
 
 def units(messages: Sequence[Message]) -> list[tuple[int, list[Message]]]:
     """``(index of first message, messages)`` per unit, in order; system messages skipped."""
+    calls = [_tool_call_ids(m) if m.get("role") == "assistant" else set() for m in messages]
+    answers = [_answers(m) for m in messages]
     out: list[tuple[int, list[Message]]] = []
-    i, n = 0, len(messages)
-    while i < n:
-        m = messages[i]
-        if m.get("role") == "system":
-            i += 1
-            continue
-        unit, start = [m], i
-        pending = _tool_call_ids(m) if m.get("role") == "assistant" else set()
-        i += 1
-        while pending and i < n and _answers(messages[i]) & pending:
-            pending -= _answers(messages[i])
-            unit.append(messages[i])
-            i += 1
-        out.append((start, unit))
+    for start, end in exchange_spans(calls, answers):
+        unit = [m for m in messages[start:end] if m.get("role") != "system"]
+        if unit:
+            out.append((start if messages[start].get("role") != "system" else start + 1, unit))
     return out
 
 
