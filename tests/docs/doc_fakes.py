@@ -9,6 +9,7 @@ so the sketches' loops go round once with a tool result, as they would against a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,24 @@ def admission_sketch() -> dict[str, Any]:
         "client": FakeOpenAI(),
         "run": lambda call: BIG_LOG,
     }
+
+
+def retention_sketch() -> dict[str, Any]:
+    """docs/loop.md, retention: a default store that already holds a fresh offloaded result
+    (which a 30-day limit must keep); the names start with ``_``, the block uses none of them."""
+    from ctxsieve.loop import Offloader
+
+    offloader = Offloader(max_tokens=100, preview_tokens=20)  # the default store, as the block's
+    call = {"id": "c1", "type": "function", "function": {"name": "build_log", "arguments": "{}"}}
+    messages = offloader.offload(
+        [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": BIG_LOG},
+        ]
+    )
+    handle = re.search(r"ctx_[0-9a-f]{32}", messages[-1]["content"])
+    assert handle, messages
+    return {"_offloader": offloader, "_handle": handle.group(0)}
 
 
 # -- docs/integrations.md -------------------------------------------------------------------

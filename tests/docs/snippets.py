@@ -58,9 +58,12 @@ def pages() -> list[Path]:
 
 @cache
 def page_blocks(page: Path) -> tuple[Block, ...]:
-    source = page.read_text(encoding="utf-8")
+    return parse_blocks(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
+
+
+def parse_blocks(source: str, name: str) -> tuple[Block, ...]:
+    """The fenced blocks and inline commands of one Markdown text, in page order."""
     lines = source.splitlines()
-    name = page.relative_to(ROOT).as_posix()
     tokens = _MD.parse(source)
     out: list[Block] = []
     for i, tok in enumerate(tokens):
@@ -81,10 +84,9 @@ def all_blocks() -> list[Block]:
     return [b for page in pages() for b in page_blocks(page)]
 
 
-def stray_norun_comments(page: Path) -> list[str]:
+def stray_norun_comments(source: str, name: str) -> list[str]:
     """norun comments that do not sit right before a fenced block (they would silently do nothing)."""
-    tokens = _MD.parse(page.read_text(encoding="utf-8"))
-    name = page.relative_to(ROOT).as_posix()
+    tokens = _MD.parse(source)
     stray = []
     for i, tok in enumerate(tokens):
         if tok.type == "html_block" and "norun" in tok.content and tok.map:
@@ -120,8 +122,10 @@ def commands(block: Block) -> list[str]:
                 continue
         if not pending and (not line.strip() or line.lstrip().startswith("#")):
             continue
+        if pending:
+            line = line.lstrip()
         if line.endswith("\\"):
-            pending += line[:-1] + " "
+            pending += line[:-1].rstrip() + " "
             continue
         out.append(_TRAILING_COMMENT.sub("", pending + line).strip())
         pending = ""

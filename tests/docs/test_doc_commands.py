@@ -125,7 +125,9 @@ def _scripts() -> dict[str, list[Block]]:
 SCRIPTS = _scripts()
 
 
-@pytest.mark.parametrize("text", list(SCRIPTS), ids=[blocks[0].where for blocks in SCRIPTS.values()])
+@pytest.mark.parametrize(
+    "text", list(SCRIPTS), ids=[f"{b[0].where} {' '.join(t.split()[:2])}" for t, b in SCRIPTS.items()]
+)
 def test_shell_snippet_runs_as_written(text: str, tmp_path: Path) -> None:
     block = SCRIPTS[text][0]
     run = [c for c in commands(block) if _skip_reason(c) is None]
@@ -158,6 +160,15 @@ def test_shell_snippet_runs_as_written(text: str, tmp_path: Path) -> None:
                 check(done.stdout)
 
 
+def test_ci_runs_the_readme_commands_skipped_here() -> None:
+    """The skip reasons above say .ci/run runs the README's main and test blocks: it must."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in ("main", "test"):
+        assert re.search(rf"readme\w*\s+\"?{name}\b", ci), f".ci/run no longer runs the README's {name} block"
+        assert f"<!-- {name} -->\n```bash" in readme, f"README.md has no <!-- {name} --> bash block"
+
+
 def test_every_command_that_runs_has_an_output_check() -> None:
     unchecked = [
         f"{b.where}: {c}"
@@ -176,7 +187,11 @@ def test_every_skip_and_check_pattern_matches_a_command() -> None:
 
 
 def test_norun_comments_sit_right_before_a_block() -> None:
-    stray = [where for page in pages() for where in stray_norun_comments(page)]
+    stray = [
+        where
+        for page in pages()
+        for where in stray_norun_comments(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
+    ]
     assert not stray, f"<!-- norun: why --> must be the line right before a fenced block: {stray}"
 
 

@@ -58,6 +58,7 @@ SETUPS = [
         lambda s: doc_fakes.langchain_sketch(),
         ("agent.db",),
     ),
+    Setup("docs/loop.md", r"from ctxsieve\.stores import open_store\n", lambda s: doc_fakes.retention_sketch()),
     Setup("docs/integrations.md", r"from pydantic_ai import Agent", lambda s: doc_fakes.pydantic_ai_sketch(s["store"])),
 ]
 
@@ -119,6 +120,11 @@ def _pydantic_ai(scope: Scope, out: str) -> None:
     assert result.output == "Step 3000 failed."
 
 
+def _retention(scope: Scope, out: str) -> None:
+    assert out.strip() == "[]", out  # a fresh result is younger than 30 days: nothing goes
+    assert "3000: step 3000: FAILE" in scope["_offloader"].ctx_read(scope["_handle"], offset=3000)  # still stored
+
+
 def _tokenizers(scope: Scope, out: str) -> None:
     counts = scope["_"]
     assert len(counts) == 2 and all(isinstance(n, int) and n > 0 for n in counts), counts
@@ -136,6 +142,7 @@ CHECKS: list[tuple[str, str, Callable[[Scope, str], None]]] = [
     ("docs/integrations.md", r"from langchain\.agents import create_agent", _langchain_agent),
     ("docs/integrations.md", r"from pydantic_ai import Agent", _pydantic_ai),
     ("docs/tokenizers.md", r"from ctxsieve\.tokenizers import get_estimator", _tokenizers),
+    ("docs/loop.md", r"from ctxsieve\.stores import open_store\n", _retention),
 ]
 
 
@@ -170,7 +177,8 @@ def _close_stores(scope: Scope) -> None:
     seen: set[int] = set()
     for value in list(scope.values()):
         for obj in (value, getattr(value, "store", None), getattr(value, "snapshot_store", None)):
-            if obj is not None and id(obj) not in seen and type(obj).__module__.startswith("ctxsieve.stores"):
+            module = type(obj).__module__
+            if module.startswith("ctxsieve.stores") and callable(getattr(obj, "close", None)) and id(obj) not in seen:
                 seen.add(id(obj))
                 obj.close()
 
