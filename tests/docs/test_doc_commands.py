@@ -138,6 +138,7 @@ def test_shell_snippet_runs_as_written(text: str, tmp_path: Path) -> None:
         "CTXSIEVE_STORE_URL": f"sqlite:///{tmp_path / 'store.db'}",
         "COLUMNS": "200",  # rich wraps its tables to the terminal; a reader's is wider than 80
         "PYTHONDONTWRITEBYTECODE": "1",
+        "TMPDIR": str(tmp_path),  # a block's mktemp lands in the test's tmp dir, removed with it
     }
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", "\n".join(run)],
