@@ -10,7 +10,7 @@ import sys
 
 from ctxsieve.errors import ContextError
 
-SUBCOMMANDS = ("eval", "explain", "calibrate")
+SUBCOMMANDS = ("eval", "explain", "calibrate", "store")
 
 
 def build_parser() -> argparse.ArgumentParser:
