@@ -185,3 +185,45 @@ def test_escape_leaves_ordinary_text_alone() -> None:
     for value in ("chat-42", "a:b*c%d_e", "naïve 🌍", "\ufffd"):
         assert escape(value) == value
         assert unescape(value) == value
+
+
+def test_sqlite_search_never_trusts_its_scope_hash_alone(tmp_path: Any, monkeypatch: Any) -> None:
+    # the postings filter on 64-bit hashes of scope and audience; two identities that share a
+    # hash (by chance, or crafted: xxh3 is not collision-resistant) must still not share records
+    from ctxsieve.stores import _sqlite_index
+    from ctxsieve.stores.sqlite import SQLiteStore
+
+    monkeypatch.setattr(_sqlite_index, "key", lambda value: 42)  # every identity collides
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    store.put_records("history", [Record("a1", "vault password", scope="alice", audience="alice")])
+    store.put_records("history", [Record("b1", "vault lunch", scope="bob", audience="bob")])
+    assert _ids(store.search_records("history", "vault", where=SearchFilter(scope="bob"))) == ["b1"]
+    assert _ids(store.search_records("history", "vault", where=SearchFilter(audiences=frozenset({"bob"})))) == ["b1"]
+    assert store.search_records("history", "password", where=SearchFilter(scope="bob")) == []
+
+
+@pytest.mark.parametrize(("first", "second"), [("tA", "ta"), ("t-x", "t_x"), ("tx", "t_x")])
+def test_store_namespaces_never_share(target: Any, first: str, second: str) -> None:
+    if target.backend == "sqlite":
+        pytest.skip("a SQLite store is one file: it has no namespaces")
+    if target.backend == "postgres" and (first != first.lower() or "-" in first):
+        pytest.skip("PostgreSQL namespaces are lower-case identifiers (table names)")
+    suffix = target.namespace
+    one, two = (target.__class__(target.backend, target.url, f"{n}{suffix}") for n in (first, second))
+    a, b = one.open(), two.open()
+    try:
+        a.put_records("memory", [Record("m1", "vault password", scope="s")])
+        a.put_blob("b1", iter([]))
+        sid = a.save_snapshot("t", 0, "secret")
+        assert b.get_record("memory", "m1") is None
+        assert b.search_records("memory", "vault") == []
+        assert b.count_records("memory") == 0
+        assert b.blob_info("b1") is None
+        assert b.load_snapshot(sid) is None
+    finally:
+        a.close()
+        b.close()
+        from tests.stores.conftest import _cleanup
+
+        _cleanup(one)
+        _cleanup(two)
