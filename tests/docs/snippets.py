@@ -23,10 +23,11 @@ SHELL_LANGS = frozenset({"bash", "sh", "shell", "console"})
 DATA_LANGS = frozenset({"yaml", "yml", "json", "toml", "text", "txt", "ini", "diff", "jsonl", "markdown", "md"})
 KNOWN_LANGS = SHELL_LANGS | DATA_LANGS | {"python"}
 
-# a code span that starts with one of these words is a command a reader would copy
+# a code span that starts with one of these words and an argument is a command a reader would
+# copy (a bare `python` or `make` names the tool); a script under .ci/ is a command on its own
 COMMAND = re.compile(
     r"^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"  # leading VAR=value assignments
-    r"(?:ctxsieve|python3?|pytest|make|pip3?|bash|sh|cargo|maturin|\.ci/\S+)(?:\s|$)"
+    r"(?:(?:ctxsieve|python3?|pytest|make|pip3?|bash|sh|cargo|maturin)\s+\S|\.ci/\S+)"
 )
 NORUN = re.compile(r"^<!--\s*norun:\s*(?P<reason>.*?)\s*-->\s*$", re.S)
 _MD = MarkdownIt("commonmark").enable("table")

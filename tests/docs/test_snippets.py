@@ -7,7 +7,7 @@ from tests.docs.snippets import commands, expected_output, parse_blocks, stray_n
 PAGE = """# A page
 
 Run `ctxsieve explain --config
-a.yaml --query "x"` or `ctxsieve.kernels` (a module, not a command), then `FOO=1 make help`.
+a.yaml --query "x"` or `ctxsieve.kernels` (a module) with `python` (a tool), then `FOO=1 make help`.
 
 <!-- norun: needs a server -->
 ```bash
