@@ -121,7 +121,7 @@ def test_cached_retriever_asks_once(corpus):
     cached = CachedRetriever(Counting())
     assert cached.query("x", 3) == cached.query("x", 3)
     assert calls == ["x"]
-    with pytest.raises(ValueError, match="bm25, embed or hybrid"):
+    with pytest.raises(ValueError, match="auto, bm25, embed, hybrid"):
         build_retriever(corpus, "tfidf")
 
 
