@@ -227,3 +227,18 @@ def test_store_namespaces_never_share(target: Any, first: str, second: str) -> N
 
         _cleanup(one)
         _cleanup(two)
+
+
+def test_postgres_limits_are_a_store_error_not_unreachable(store: Any) -> None:
+    # PostgreSQL keeps at most 1 MB of distinct words in a tsvector: a record over it is refused
+    # with StoreError saying so, not StoreUnavailableError "is unreachable" (the server is fine)
+    from ctxsieve.stores import StoreError, StoreUnavailableError
+
+    if not store.url.startswith("postgres"):
+        pytest.skip("SQLite and Redis index any length")
+    big = " ".join(f"w{i:07d}" for i in range(150_000))
+    with pytest.raises(StoreError, match="too long") as info:
+        store.put_records("memory", [Record("big", big)])
+    assert not isinstance(info.value, StoreUnavailableError)
+    store.put_records("memory", [Record("ok", "still works")])
+    assert _ids(store.search_records("memory", "works")) == ["ok"]

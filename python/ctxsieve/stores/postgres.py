@@ -80,6 +80,10 @@ def _guard(fn: _F) -> _F:
     def wrapper(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
         try:
             return fn(self, *args, **kwargs)
+        except psycopg.errors.ProgramLimitExceeded as exc:
+            # an OperationalError too, but the server is fine: the value is over one of its
+            # limits (a tsvector of over 1 MB of distinct words, an index entry over 2704 bytes)
+            raise StoreError(f"PostgreSQL store {self.url}: refused, over a PostgreSQL limit: {exc}") from exc
         except psycopg.OperationalError as exc:
             raise StoreUnavailableError(f"PostgreSQL store {self.url} is unreachable: {exc}") from exc
         except psycopg.Error as exc:
