@@ -1,0 +1,152 @@
+"""Property: no content whose audience excludes the call's readers reaches anything a turn hands
+out (the request in both provider shapes, the snapshot payload and store, the assembly report,
+events, the turn summary), whatever shape it arrives in; and everything the readers may see
+does reach the prompt when it fits. The oracle is tests/engine/audience_strategies.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxsieve.admission import Limits, Message, Session
+from ctxsieve.types import ContextItem
+from tests.engine.audience_strategies import (
+    SdkMessage,
+    frozen,
+    label_value,
+    not_a_label,
+    oracle_audience,
+    oracle_both,
+    oracle_may_read,
+    oracle_readers,
+    sdk_label,
+    token,
+)
+
+
+class Snapshots:
+    def __init__(self) -> None:
+        self.saved: list[str] = []
+
+    def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
+        self.saved.append(payload)
+        return f"s{len(self.saved)}"
+
+
+@st.composite
+def memory(draw: Any) -> tuple[Any, str, bool | None]:
+    """(memory in one of its shapes, its token, whether it is public or None when unknown)."""
+    tok, lab = token(), draw(label_value)
+    shape = draw(st.sampled_from(["dict", "item", "item-with-messages"]))
+    if shape == "dict":
+        return {"id": f"id-{tok}", "content": f"fact {tok}", "score": 0.5, "audience": lab}, tok, None
+    meta: dict[str, Any] = {}
+    if shape == "item-with-messages":  # a memory built from messages keeps their labels too
+        inner = draw(label_value)
+        meta = {"messages": [{"role": "user", "content": "from chat", "audience": inner}]}
+        lab = frozen(lab)
+        return ContextItem(f"id-{tok}", f"fact {tok}", kind="memory", audience=lab, meta=meta), tok, None
+    return ContextItem(f"id-{tok}", f"fact {tok}", kind="memory", audience=frozen(lab)), tok, None
+
+
+def memory_audience(m: Any) -> frozenset[str] | None:
+    if isinstance(m, dict):
+        return oracle_audience(m["audience"])
+    aud = oracle_audience(m.audience)
+    for inner in m.meta.get("messages", ()):
+        aud = oracle_both(aud, oracle_audience(inner["audience"]))
+    return aud
+
+
+@st.composite
+def history_entry(draw: Any) -> tuple[list[Any], list[tuple[str, frozenset[str] | None, bool]]]:
+    """Entries for ``history=`` and, per token, (token, its effective audience, whether it is
+    a record alone, so that it must be shown when eligible)."""
+    tok, lab = token(), draw(label_value)
+    shape = draw(st.sampled_from(["dict", "unit-Message", "unit-sdk", "unit-dict", "unit-str", "anthropic"]))
+    if shape == "dict":
+        return [{"role": "user", "content": f"said {tok}", "audience": lab}], [(tok, oracle_audience(lab), True)]
+    if shape == "anthropic":
+        results = {
+            "role": "user",
+            "audience": lab,
+            "content": [
+                {"type": "tool_result", "tool_use_id": f"u1{tok}", "content": f"one {tok}"},
+                {"type": "tool_result", "tool_use_id": f"u2{tok}", "content": f"two {tok}"},
+            ],
+        }
+        call = {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": f"u{k}{tok}", "name": "f", "input": {}} for k in (1, 2)],
+        }
+        return [call, results], [(tok, oracle_audience(lab), False)]
+    outer = frozen(draw(label_value))
+    if shape == "unit-str":
+        inner, own = f"said {tok}", None
+    elif shape == "unit-Message":
+        own = draw(label_value)
+        inner = Message(role="user", text=f"said {tok}", audience=oracle_audience(own))
+    elif shape == "unit-sdk":
+        own = draw(label_value)
+        inner = SdkMessage(role="user", content=f"said {tok}", audience=sdk_label(own))
+    else:
+        own = draw(label_value)
+        inner = {"role": "user", "content": f"said {tok}", "audience": own}
+    unit = ContextItem(f"h-{tok}", "unit", kind="history", audience=outer, meta={"messages": [inner]})
+    return [unit], [(tok, oracle_both(oracle_audience(outer), oracle_audience(own)), True)]
+
+
+def surfaces(session: Session, reader: Any, memories: list[Any], history: list[Any]) -> tuple[str, str]:
+    """(everything the turn handed out, the prompt alone)."""
+    events: list[Any] = []
+    snaps = Snapshots()
+    session.snapshot_store = snaps
+    session.events.callback = lambda name, attrs: events.append((name, attrs))  # type: ignore[attr-defined]
+    turn = session.turn("q", memories=memories, history=history, audience=reader)
+    adm = turn.admit()
+    prompt = adm.request.payload()
+    turn.record_response({"role": "assistant", "content": "ok"})
+    out = [prompt, repr(adm.request.to_openai()), repr(adm.request.to_anthropic()), repr(adm.report)]
+    out += [repr(adm.report.to_dict()), repr(events), repr(turn.finish()), *snaps.saved, repr(turn.lineage)]
+    return "\n".join(out), prompt
+
+
+@given(st.lists(memory(), max_size=5), st.lists(history_entry(), max_size=5), label_value)
+def test_nothing_reaches_a_reader_it_excludes(mems: list[Any], hist: list[Any], reader: Any) -> None:
+    readers = oracle_readers(reader)
+    memories = [m for m, _, _ in mems]
+    history = [e for entries, _ in hist for e in entries]
+    everything, prompt = surfaces(Session(Limits(input_ceiling=1_000_000)), reader, memories, history)
+    for m, tok, _ in mems:
+        if oracle_may_read(memory_audience(m), readers):
+            assert tok in prompt  # everything fits: an eligible memory is never filtered out
+        else:
+            assert tok not in everything
+    for _, toks in hist:
+        for tok, aud, alone in toks:
+            if not oracle_may_read(aud, readers):
+                assert tok not in everything
+            elif alone:
+                assert tok in prompt
+
+
+@given(not_a_label, st.sampled_from(["memory", "history", "reader", "message"]))
+def test_a_label_that_is_not_text_is_refused_where_it_is_given(bad: Any, where: str) -> None:
+    kw: dict[str, Any] = {"memories": [], "history": [], "audience": "alice"}
+    if where == "memory":
+        kw["memories"] = [{"id": "m", "content": "SECRET", "audience": bad}]
+    elif where == "history":
+        kw["history"] = [{"role": "user", "content": "SECRET", "audience": bad}]
+    elif where == "message":
+        kw["history"] = [
+            ContextItem(
+                "h", "x", kind="history", meta={"messages": [{"role": "user", "content": "SECRET", "audience": bad}]}
+            )
+        ]
+    else:
+        kw["audience"] = bad
+    with pytest.raises(TypeError, match="audience"):
+        Session().turn("q", **kw)
