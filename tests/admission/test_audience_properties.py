@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxsieve.admission import Limits, Message, Session
+from ctxsieve.admission import AudienceError, Limits, Message, Session
 from ctxsieve.types import ContextItem
 from tests.engine.audience_strategies import (
     SdkMessage,
@@ -40,9 +40,10 @@ class Snapshots:
 def memory(draw: Any) -> tuple[Any, str, bool | None]:
     """(memory in one of its shapes, its token, whether it is public or None when unknown)."""
     tok, lab = token(), draw(label_value)
-    shape = draw(st.sampled_from(["dict", "item", "item-with-messages"]))
-    if shape == "dict":
-        return {"id": f"id-{tok}", "content": f"fact {tok}", "score": 0.5, "audience": lab}, tok, None
+    shape = draw(st.sampled_from(["dict", "pinned", "item", "item-with-messages"]))
+    if shape in ("dict", "pinned"):  # a pinned memory is required, but only for who may read it
+        m = {"id": f"id-{tok}", "content": f"fact {tok}", "score": 0.5, "audience": lab, "pinned": shape == "pinned"}
+        return m, tok, None
     meta: dict[str, Any] = {}
     if shape == "item-with-messages":  # a memory built from messages keeps their labels too
         inner = draw(label_value)
@@ -66,7 +67,9 @@ def history_entry(draw: Any) -> tuple[list[Any], list[tuple[str, frozenset[str] 
     """Entries for ``history=`` and, per token, (token, its effective audience, whether it is
     a record alone, so that it must be shown when eligible)."""
     tok, lab = token(), draw(label_value)
-    shape = draw(st.sampled_from(["dict", "unit-Message", "unit-sdk", "unit-dict", "unit-str", "anthropic"]))
+    shape = draw(
+        st.sampled_from(["dict", "unit-Message", "unit-sdk", "unit-dict", "unit-str", "unit-content", "anthropic"])
+    )
     if shape == "dict":
         return [{"role": "user", "content": f"said {tok}", "audience": lab}], [(tok, oracle_audience(lab), True)]
     if shape == "anthropic":
@@ -84,6 +87,9 @@ def history_entry(draw: Any) -> tuple[list[Any], list[tuple[str, frozenset[str] 
         }
         return [call, results], [(tok, oracle_audience(lab), False)]
     outer = frozen(draw(label_value))
+    if shape == "unit-content":  # a unit without messages renders its content
+        unit = ContextItem(f"h-{tok}", f"said {tok}", kind="history", audience=outer, meta={"role": "user"})
+        return [unit], [(tok, oracle_audience(outer), True)]
     if shape == "unit-str":
         inner, own = f"said {tok}", None
     elif shape == "unit-Message":
@@ -150,3 +156,27 @@ def test_a_label_that_is_not_text_is_refused_where_it_is_given(bad: Any, where: 
         kw["audience"] = bad
     with pytest.raises(TypeError, match="audience"):
         Session().turn("q", **kw)
+
+
+@given(label_value, label_value)
+def test_a_loop_message_for_other_readers_is_refused(label: Any, reader: Any) -> None:
+    turn = Session().turn("q", audience=reader)
+    tok = token()
+    msg = {"role": "tool", "tool_call_id": "c1", "content": f"result {tok}", "audience": label}
+    if oracle_may_read(oracle_audience(label), oracle_readers(reader)):
+        turn.add(msg)
+        assert tok in turn.admit().request.payload()
+    else:
+        with pytest.raises(AudienceError):
+            turn.add(msg)
+        assert tok not in turn.admit().request.payload()
+
+
+def test_the_snapshot_store_on_disk_holds_only_what_the_reader_may_see(tmp_path: Any) -> None:
+    from ctxsieve.stores import open_snapshot_store
+
+    store = open_snapshot_store(str(tmp_path / "snaps.db"))
+    mems = [{"id": "m1", "content": "SECRET of alice", "audience": "alice"}, {"id": "m2", "content": "open fact"}]
+    adm = Session(snapshot_store=store).turn("q", memories=mems, audience=["bob"]).admit()
+    saved = store.load_snapshot(adm.snapshot_id)
+    assert saved is not None and "open fact" in saved and "SECRET" not in saved

@@ -125,3 +125,18 @@ def test_the_report_says_nothing_of_a_message_the_readers_may_not_see() -> None:
     assert report.counts["history"]["ineligible"] == 1
     shown = Session().turn("q", history=[hidden], audience="alice").admit().report
     assert any("SECRET-ROLE" in n for n in shown.notes)  # the reader's own problems are still reported
+
+
+def test_required_messages_the_readers_may_not_see_are_refused_not_sent() -> None:
+    from ctxsieve.admission import AudienceError
+
+    # required content cannot be left out like a memory: it is refused, naming where, never sent
+    with pytest.raises(AudienceError, match="current message"):
+        Session().turn({"role": "user", "content": "SECRET", "audience": "alice"}, audience="bob")
+    turn = Session().turn("q", audience="bob")
+    with pytest.raises(AudienceError, match="turn message"):
+        turn.add({"role": "tool", "tool_call_id": "c1", "content": "SECRET", "audience": "alice"})
+    assert "SECRET" not in turn.admit().request.payload()  # the refused message is not in the turn
+    own = Session().turn({"role": "user", "content": "mine", "audience": "alice"}, audience="alice")
+    own.add({"role": "tool", "tool_call_id": "c1", "content": "also mine", "audience": ["alice", "bob"]})
+    assert "also mine" in own.admit().request.payload()

@@ -137,3 +137,20 @@ def test_a_reader_that_is_not_text_is_refused(memory_engine: ContextEngine, read
         memory_engine.build_sync("q", reader=reader)
     with pytest.raises(TypeError, match=r"reader: (expected|every label|labels are str)"):
         memory_engine.session(reader=reader)
+
+
+def test_the_scorer_never_reads_what_the_reader_may_not() -> None:
+    # a scorer is often a remote model: eligibility runs before it too
+    seen: list[str] = []
+
+    class Scorer:
+        top_n, alpha = 10, 0.5
+
+        async def score(self, query: str, texts: list[str]) -> list[float]:
+            seen.extend(texts)
+            return [0.5] * len(texts)
+
+    items = [ContextItem("k", SECRET, audience="alice"), ContextItem("p", "open fact")]
+    eng = ContextEngine([StaticSource(items, name="kb")], budget=500, scorer=Scorer())
+    eng.build_sync("q", reader="bob")
+    assert seen and not any(SECRET in t for t in seen)

@@ -28,6 +28,7 @@ from ctxsieve.admission.context import (
     message_fragment,
     rank_evidence,
 )
+from ctxsieve.admission.errors import AudienceError
 from ctxsieve.admission.limits import Limits
 from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
 from ctxsieve.audience import Readers, eligible
@@ -118,6 +119,8 @@ def prepare(
     fixed = acc.texts([system_text, SKILLS_HEADING, preamble + MEMORY_HEADING + HISTORY_HEADING, GAP_NOTICE_WIDEST])
     skill_costs = acc.texts(lines)
     (current,) = acc.messages([user])
+    if not eligible(current.message.audience, audience):
+        raise AudienceError("current message: its audience does not include every reader of this call")
     if current.message.role != "user":
         notes.append(f"current message has role {current.message.role!r}; sent as given")
     notes += [f"current message: {p}" for p in current.message.problems]
