@@ -148,3 +148,54 @@ def test_settings_are_checked() -> None:
         Retention(exempt="memory")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="does not implement RetentionStore"):
         prune(object(), Retention(max_age=1))
+
+
+def _with_query(url: str, query: str) -> str:
+    return url + ("&" if "?" in url else "?") + query
+
+
+def _opened(target: Any, url: str, **options: Any) -> Any:
+    from ctxsieve.stores import open_store
+
+    return (
+        open_store(url, **options)
+        if target.namespace is None
+        else open_store(url, namespace=target.namespace, **options)
+    )
+
+
+def test_retention_in_the_url_is_applied_as_the_store_opens(target: Any, store: Any) -> None:
+    t0 = time.time()
+    _fill(store, t0)
+    # the parameters never reach redis-py or psycopg, which would refuse them
+    reopened = _opened(target, _with_query(target.url, "max_age=30d&max_size=1GB"))
+    try:
+        assert reopened.retention == Retention(max_age=30 * DAY, max_bytes=10**9)
+        ids = {i.id for i in reopened.stored_items()}
+        assert "h-old" not in ids and {"h-new", "m-old", "b1"} <= ids  # memories are exempt
+        reopened.put_records("history", [Record("h2", "still writable", created=t0)])
+        assert reopened.get_record("history", "h2") is not None
+    finally:
+        reopened.close()
+    assert store.get_record("history", "h-old") is None
+
+
+def test_retention_given_to_open_store(target: Any, store: Any) -> None:
+    _fill(store, time.time())
+    reopened = _opened(target, target.url, retention=Retention(max_bytes=100))
+    try:
+        left = sum(i.bytes for i in reopened.stored_items())
+        assert left <= 100 and reopened.get_record("memory", "m-old") is not None
+        assert reopened.blob_info("b1") is None  # 650 bytes: over the limit alone
+    finally:
+        reopened.close()
+    plain = _opened(target, target.url)
+    assert plain.retention is None
+    plain.close()
+
+
+def test_bad_retention_in_the_url_names_the_parameter(target: Any) -> None:
+    with pytest.raises(ValueError, match=r"retention in the store URL: age '30': expected a number and a unit"):
+        _opened(target, _with_query(target.url, "max_age=30"))
+    with pytest.raises(ValueError, match=r"retention in the store URL: size '1 parsec'"):
+        _opened(target, _with_query(target.url, "max_size=1%20parsec"))

@@ -69,7 +69,7 @@ def test_prune_by_size_says_what_exempt_items_leave_over(
     [
         (["store", "prune", "--max-age", "30"], "--max-age: age '30': expected a number and a unit"),
         (["store", "prune", "--max-size", "lots"], "--max-size: size 'lots': expected a number and a unit"),
-        (["store", "prune"], "prune: give --max-age, --max-size or both"),
+        (["store", "prune"], "prune: give --max-age, --max-size or both (or max_age, max_size in the store URL)"),
         (["store", "--store", "ftp://host/x"], "--store: unknown store URL scheme 'ftp'"),
         (["store", "--store", "redis://127.0.0.1:1/0"], "cannot connect to Redis store redis://127.0.0.1:1/0"),
     ],
@@ -108,3 +108,19 @@ def test_sqlite_prune_vacuums_the_file(tmp_path: Any, capsys: pytest.CaptureFixt
     assert main(["store", "prune", "--max-size", "1kB", "--store", f"{tmp_path}/big.db"]) == 0
     assert "after VACUUM" in capsys.readouterr().out
     assert store.disk_bytes() < before / 10
+
+
+def test_retention_set_in_the_url(target: Any, store: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    _fill(store)
+    url = target.url + ("&" if "?" in target.url else "?") + "max_age=30d"
+    ns = [] if target.namespace is None else ["--namespace", target.namespace]
+    # showing it, or a dry run, must not apply it as the store opens
+    assert main(["store", "--store", url, *ns]) == 0
+    assert main(["store", "prune", "--dry-run", "--store", url, *ns]) == 0
+    out = capsys.readouterr().out
+    assert "retention: max_age 30d (set in the URL" in out and "would delete 3 items" in out
+    assert store.count_records("history") == 4
+    # with no flags, prune applies the URL's limits; a flag overrides its own limit only
+    assert main(["store", "prune", "--max-size", "1GB", "--store", url, *ns]) == 0
+    assert "deleted 3 items" in capsys.readouterr().out
+    assert sorted(i.id for i in store.stored_items()) == ["b1", "h-new", "m1"]

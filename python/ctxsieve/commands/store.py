@@ -21,7 +21,16 @@ from typing import Any
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.stores import DEFAULT_URL_ENV, default_store_url, open_store, project_root, redact_url, sqlite_file
-from ctxsieve.stores.retention import KindSummary, Retention, parse_age, parse_size, prune, summarize
+from ctxsieve.stores.retention import (
+    DAY,
+    KindSummary,
+    Retention,
+    parse_age,
+    parse_size,
+    prune,
+    split_retention,
+    summarize,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -83,7 +92,7 @@ def _location(args: argparse.Namespace) -> tuple[str | None, str]:
 
 
 def _open(url: str | None, namespace: str | None) -> Any:
-    options = {} if namespace is None else {"namespace": namespace}
+    options: dict[str, Any] = {} if namespace is None else {"namespace": namespace}
     try:
         return open_store(url, **options)
     except (ValueError, TypeError) as exc:  # a malformed URL or option: name it, one line
@@ -102,20 +111,34 @@ def _table(kinds: list[KindSummary]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     # everything that can fail is checked before the first line is printed: an error is one line
-    retention = _retention(args) if args.action == "prune" else None
     url, source = _location(args)
-    target = default_store_url() if url is None else url
-    path = sqlite_file(target)
+    try:
+        # opened without its retention parameters: show and a dry run must not prune on open
+        target, configured = split_retention(default_store_url() if url is None else url)
+        path = sqlite_file(target)
+    except ValueError as exc:
+        raise ConfigError(f"--store: {exc}") from None
+    retention = _retention(args, configured) if args.action == "prune" else None
+    header = f"store: {redact_url(target)} ({source})"
+    if configured is not None:
+        header += f"\nretention: {_describe(configured)} (set in the URL: applied whenever a program opens the store)"
     if path is not None and not os.path.exists(path):
         # showing or pruning never creates a store
-        print(f"store: {redact_url(target)} ({source})\nempty: nothing has been stored there yet")
+        print(f"{header}\nempty: nothing has been stored there yet")
         return 0
-    store = _open(url, getattr(args, "namespace", None))
+    store = _open(target, getattr(args, "namespace", None))
     try:
-        print(f"store: {redact_url(target)} ({source})")
+        print(header)
         return _show(store) if retention is None else _prune(args, retention, store)
     finally:
         store.close()
+
+
+def _describe(retention: Retention) -> str:
+    parts = [] if retention.max_age is None else [f"max_age {retention.max_age / DAY:g}d"]
+    if retention.max_bytes is not None:
+        parts.append(f"max_size {human_bytes(retention.max_bytes)}")
+    return ", ".join(parts)
 
 
 def _show(store: Any) -> int:
@@ -130,17 +153,20 @@ def _show(store: Any) -> int:
     return 0
 
 
-def _retention(args: argparse.Namespace) -> Retention:
-    if args.max_age is None and args.max_size is None:
-        raise ConfigError("prune: give --max-age, --max-size or both")
+def _retention(args: argparse.Namespace, configured: Retention | None) -> Retention:
+    """The flags' limits; a limit not given comes from the URL's retention, if it sets one."""
     try:
-        age = None if args.max_age is None else parse_age(args.max_age)
+        age = configured.max_age if configured is not None else None
+        age = age if args.max_age is None else parse_age(args.max_age)
     except ValueError as exc:
         raise ConfigError(f"--max-age: {exc}") from None
     try:
-        size = None if args.max_size is None else parse_size(args.max_size)
+        size = configured.max_bytes if configured is not None else None
+        size = size if args.max_size is None else parse_size(args.max_size)
     except ValueError as exc:
         raise ConfigError(f"--max-size: {exc}") from None
+    if age is None and size is None:
+        raise ConfigError("prune: give --max-age, --max-size or both (or max_age, max_size in the store URL)")
     return Retention(max_age=age, max_bytes=size, exempt=frozenset() if args.include_memories else Retention().exempt)
 
 

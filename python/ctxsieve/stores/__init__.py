@@ -34,6 +34,7 @@ from ctxsieve.stores.protocols import (
     SnapshotStore,
     StoredItem,
 )
+from ctxsieve.stores.retention import Retention, prune, split_retention
 from ctxsieve.stores.sqlite import SQLiteStore
 
 DEFAULT_URL_ENV = "CTXSIEVE_STORE_URL"
@@ -112,12 +113,33 @@ def sqlite_file(url: str | os.PathLike[str]) -> str | None:
     return _sqlite_path(urlsplit(target).path if scheme == "file" else target)[0]
 
 
-def open_store(url: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+def open_store(
+    url: str | os.PathLike[str] | None = None, *, retention: Retention | None = None, **options: Any
+) -> Any:
     """The store a URL names (``None``: ``default_store_url()``). Extra keyword options go to
-    the backend's constructor (``namespace=`` for Redis and PostgreSQL)."""
-    if url is None and not os.environ.get(DEFAULT_URL_ENV, "").strip():
+    the backend's constructor (``namespace=`` for Redis and PostgreSQL).
+
+    ``retention``, or the URL's ``max_age`` / ``max_size`` query parameters (``?max_age=30d``),
+    is applied once as the store opens (``ctxsieve.stores.retention.prune``) and kept as
+    ``store.retention`` (``None`` when there is none)."""
+    target = os.fspath(url) if url is not None else os.environ.get(DEFAULT_URL_ENV, "").strip() or None
+    from_url = None
+    if target is not None:
+        target, from_url = split_retention(target)
+    store = _open_target(target, options)
+    store.retention = retention if retention is not None else from_url
+    if store.retention is not None:
+        try:
+            prune(store, store.retention)
+        except BaseException:
+            store.close()
+            raise
+    return store
+
+
+def _open_target(target: str | None, options: dict[str, Any]) -> Any:
+    if target is None:
         return _open_default(default_store_path(), **options)
-    target = default_store_url() if url is None else os.fspath(url)
     scheme = _scheme(target)
     if scheme in ("", "sqlite", "file"):
         if scheme == "file":

@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote_plus
 
 from ctxsieve.stores.protocols import RetentionStore, StoredItem
 
@@ -197,3 +198,36 @@ def prune(store: Any, retention: Retention, *, dry_run: bool = False, now: float
 def summarize(store: Any) -> list[KindSummary]:
     """What ``store`` holds, per kind."""
     return summarize_items(_check_store(store).stored_items())
+
+
+URL_PARAMS = ("max_age", "max_size")
+
+
+def split_retention(url: str) -> tuple[str, Retention | None]:
+    """``url`` without its ``max_age`` and ``max_size`` query parameters (which no backend's
+    client would accept), and the ``Retention`` they set (``None`` when there are none).
+
+    >>> split_retention("redis://db:6379/0?max_age=30d&socket_timeout=5")
+    ('redis://db:6379/0?socket_timeout=5', Retention(max_age=2592000.0, max_bytes=None, exempt=frozenset({'memory'})))
+    >>> split_retention("sqlite:///ctx.db")
+    ('sqlite:///ctx.db', None)
+    """
+    base, sep, query = url.partition("?")
+    if not sep or ("://" not in base and not base.startswith("sqlite:")):
+        return url, None  # a plain path may hold a "?"; a key/value DSN has no query
+    kept, found = [], {}
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if unquote_plus(key) in URL_PARAMS:
+            found[unquote_plus(key)] = unquote_plus(value)
+        else:
+            kept.append(part)
+    if not found:
+        return url, None
+    try:
+        age = parse_age(found["max_age"]) if "max_age" in found else None
+        size = parse_size(found["max_size"]) if "max_size" in found else None
+    except ValueError as exc:
+        raise ValueError(f"retention in the store URL: {exc}") from None
+    return base + ("?" + "&".join(kept) if kept else ""), Retention(max_age=age, max_bytes=size)
+
