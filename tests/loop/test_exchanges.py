@@ -99,3 +99,27 @@ def test_no_compaction_splits_an_exchange(msgs: list[dict[str, Any]], keep_last:
     spans = [(u.start, u.end) for u in units(msgs)]
     assert [m for s, e in spans for m in msgs[s:e]] == msgs  # every message in exactly one unit, in order
     assert [s for s, _ in history_units(msgs)] == [s for s, _ in spans]
+
+
+def test_a_summary_is_as_private_as_what_it_summarises() -> None:
+    # compaction must not make a private message public: the summary carries the most
+    # restrictive audience of what it covers, so admission keeps it from other readers
+    from ctxsieve.admission import Session
+
+    chat: list[dict[str, Any]] = [
+        {"role": "user", "content": "my salary is SECRET-90k " * 10, "audience": "alice"},
+        {"role": "assistant", "content": "noted " * 10},
+        {"role": "user", "content": "what is the weather " * 10},
+        {"role": "assistant", "content": "sunny " * 10},
+    ]
+
+    async def echo(req: SummaryRequest) -> str:
+        return req.transcript  # a summariser that repeats what it read
+
+    out = asyncio.run(Compactor(echo, threshold_tokens=20, keep_last=1).compact(chat))
+    assert "SECRET" in out[0]["content"] and out[0]["audience"] == ["alice"]
+    assert "SECRET" not in Session().turn("q", history=out, audience="bob").admit().request.payload()
+    again = asyncio.run(Compactor(echo, threshold_tokens=20, keep_last=0).compact([*out, *chat[2:]]))
+    assert again[0]["audience"] == ["alice"]  # folding the summary in keeps its restriction
+    public = asyncio.run(Compactor(echo, threshold_tokens=20, keep_last=1).compact(chat[1:]))
+    assert "audience" not in public[0]
