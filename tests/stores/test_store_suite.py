@@ -241,7 +241,7 @@ def test_one_batch_repeating_an_id_keeps_the_last(store: Any) -> None:
 def test_records_and_snapshots_take_lone_surrogates(store: Any) -> None:
     # any str can be stored: in content a lone surrogate (no UTF-8 store accepts one) becomes
     # U+FFFD, as in blobs, instead of a raw UnicodeEncodeError from the driver; identities (scope,
-    # audience) are kept exactly (test_identities.py)
+    # audience) and the opaque payload are kept exactly (test_identities.py)
     store.put_records(
         "history",
         [_mem("s1", "deploy \ud800 key", scope="chat\udc00", tags=("t\ud83d",), audience="a\ud800", payload="p\udfff")],
@@ -253,7 +253,7 @@ def test_records_and_snapshots_take_lone_surrogates(store: Any) -> None:
         "chat\udc00",
         ("t\ufffd",),
         "a\ud800",
-        "p\ufffd",
+        "p\udfff",
     )
     # filters name the scope and audience as the caller wrote them
     assert store.count_records("history", scope="chat\udc00") == 1

@@ -2,10 +2,11 @@
 input and refuse the rest with the same exception, naming the record and the field (instead of
 one driver's OverflowError, another's NOT NULL violation and a third storing it).
 
-Identities (a record's ``scope`` and ``audience``, a snapshot's turn id) are kept exactly as
-given: they go through ``_text.escape`` on the way in and ``unescape`` on the way out. Content
-(``text``, ``tags``, ``payload``) is ``clean``-ed: a lone surrogate, which has no UTF-8 form,
-becomes U+FFFD.
+Identities (a record's ``scope`` and ``audience``, a snapshot's turn id) and a record's opaque
+``payload`` (which may carry identities of its own, such as a history unit's audience labels)
+are kept exactly as given: they go through ``_text.escape`` on the way in and ``unescape`` on
+the way out. Searched text (``text``, ``tags``) is ``clean``-ed: a lone surrogate, which has no
+UTF-8 form, becomes U+FFFD.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def _text(field: str, value: object, where: str) -> str:
     return clean(value)
 
 
+def _exact(field: str, value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{where}{field}: expected a str, got {_type_name(value)}")
+    return value
+
+
 def _int(field: str, value: object, low: int, high: int, where: str = "") -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{where}{field}: expected an int, got {_type_name(value)}")
@@ -68,7 +75,7 @@ def _tags(value: object, where: str) -> tuple[str, ...]:
 
 def stored_record(record: object) -> Record:
     """``record`` checked field by field and ready to store: content cleaned, identities as
-    given, ``created`` a finite float (0 becomes the time of the write). Raises TypeError or
+    given (and the payload), ``created`` a finite float (0 becomes the time of the write). Raises TypeError or
     ValueError naming the record and the field.
 
     >>> r = stored_record(Record("r1", "a\\ud800", scope="s\\ud800"))
@@ -95,7 +102,7 @@ def stored_record(record: object) -> Record:
         _int("position", record.position, INT64_MIN, INT64_MAX, where),
         _tags(record.tags, where),
         check_identity("audience", record.audience, where),
-        _text("payload", record.payload, where),
+        _exact("payload", record.payload, where),
         float(created) if created else time.time(),
     )
 

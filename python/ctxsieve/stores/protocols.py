@@ -99,8 +99,10 @@ class BlobStore(Protocol):
 class Record:
     """A searchable record. ``scope`` partitions a collection (a session id for history, a
     namespace for memory); ``position`` orders records within a scope; ``payload`` is opaque
-    (JSON text by convention); ``tags`` are indexed together with ``text``. Stores keep text
-    fields as given, except that a lone surrogate becomes U+FFFD (in snapshots too)."""
+    (JSON text by convention); ``tags`` are indexed together with ``text``. Stores keep every
+    field exactly as given, except that a lone surrogate in ``text`` or ``tags`` (searched text)
+    becomes U+FFFD, as in blobs and snapshots; ``scope``, ``audience`` and ``payload`` keep even
+    those (see ``_text.escape``)."""
 
     id: str
     text: str

@@ -251,7 +251,7 @@ class RedisStore:
                         "position": rec.position,
                         "tags": tags_to_json(rec.tags),
                         "audience": audience,
-                        "payload": rec.payload,
+                        "payload": escape(rec.payload),
                         "created": repr(rec.created),
                         "terms": json.dumps(counts, ensure_ascii=False),
                         "len": length,
@@ -275,7 +275,7 @@ class RedisStore:
             position=int(h["position"]),
             tags=tags_from_json(h["tags"]),
             audience=unescape(h["audience"]),
-            payload=h["payload"],
+            payload=unescape(h["payload"]),
             created=float(h["created"]),
         )
 

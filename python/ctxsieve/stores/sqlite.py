@@ -82,7 +82,7 @@ def _record(row: Sequence[Any]) -> Record:
         position=row[3],
         tags=tags_from_json(row[4]),
         audience=unescape(row[5]),
-        payload=row[6],
+        payload=unescape(row[6]),
         created=row[7],
     )
 
@@ -241,7 +241,7 @@ class SQLiteStore:
                         " ".join(stored.tags),
                         tags_to_json(stored.tags),
                         escape(stored.audience),
-                        stored.payload,
+                        escape(stored.payload),
                         stored.created,
                     ),
                 )
