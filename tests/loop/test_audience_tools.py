@@ -119,3 +119,23 @@ def test_session_search_keeps_a_private_exchange_from_other_readers() -> None:
         assert "SECRET" in SessionHistory(store, "group-chat", reader="alice").session_search("salary")
         # without a reader the tool is an anonymous reader's: the default, too
         assert "SECRET" not in SessionHistory(store, "group-chat").tools()[0]("salary")
+
+
+def test_an_offloaded_result_keeps_its_label_so_its_handle_stays_with_its_readers() -> None:
+    # ctx_read/ctx_grep are not audience-scoped: a handle (128 random bits) is a capability, and
+    # it only ever appears in the preview that replaced the result, which keeps the result's label
+    from ctxsieve.admission import Session
+    from ctxsieve.loop import Offloader
+
+    with tempfile.TemporaryDirectory() as tmp:
+        off = Offloader(_store(tmp), max_tokens=100, preview_tokens=5)
+        result = {"role": "tool", "tool_call_id": "c1", "content": "SECRET row\n" * 200, "audience": "alice"}
+        call = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+        }
+        short = off.offload([call, result])
+        assert short[1]["audience"] == "alice" and "ctx_" in short[1]["content"]
+        assert "ctx_" not in Session().turn("q", history=short, audience="bob").admit().request.payload()
+        assert "ctx_" in Session().turn("q", history=short, audience="alice").admit().request.payload()
