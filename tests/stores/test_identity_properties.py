@@ -117,6 +117,23 @@ def test_session_histories_never_share(store: Any, pair: tuple[str, str]) -> Non
 
 @_settings
 @given(pair=PAIRS)
+def test_history_unit_audiences_never_share(store: Any, pair: tuple[str, str]) -> None:
+    # a unit's audience labels travel in its record's payload: a reader b never sees a's unit
+    from ctxsieve.audience import PUBLIC_MARKERS
+
+    a, b = pair
+    assume(a not in PUBLIC_MARKERS and b not in PUBLIC_MARKERS)
+    word, secret = _word(), _word()
+    history = SessionHistory(store, "s-" + word, reader=a)
+    history.archive([{"role": "user", "content": f"{word} {secret}", "audience": a}], start=0)
+    other = SessionHistory(store, "s-" + word, reader=b)
+    assert other.search(word) == []
+    assert secret not in other.session_search(word)
+    assert secret in history.session_search(word)
+
+
+@_settings
+@given(pair=PAIRS)
 def test_memory_namespaces_never_share(store: Any, pair: tuple[str, str]) -> None:
     a, b = pair
     word = _word()
