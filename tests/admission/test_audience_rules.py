@@ -140,3 +140,16 @@ def test_required_messages_the_readers_may_not_see_are_refused_not_sent() -> Non
     own = Session().turn({"role": "user", "content": "mine", "audience": "alice"}, audience="alice")
     own.add({"role": "tool", "tool_call_id": "c1", "content": "also mine", "audience": ["alice", "bob"]})
     assert "also mine" in own.admit().request.payload()
+
+
+def test_a_label_added_later_to_the_same_message_object_is_obeyed() -> None:
+    # costs are cached per message object across turns; who may read it must not be
+    session = Session()
+    msg: dict[str, Any] = {"role": "user", "content": "SECRET plans"}
+    assert "SECRET" in session.turn("q", history=[msg], audience="bob").admit().request.payload()
+    msg["audience"] = "alice"  # relabelled in place (the cost is unchanged)
+    assert "SECRET" not in session.turn("q", history=[msg], audience="bob").admit().request.payload()
+    memory: dict[str, Any] = {"id": "m", "content": "SECRET memo"}
+    assert "SECRET" in session.turn("q", memories=[memory], audience="bob").admit().request.payload()
+    memory["audience"] = "alice"
+    assert "SECRET" not in session.turn("q", memories=[memory], audience="bob").admit().request.payload()
