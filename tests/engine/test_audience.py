@@ -154,3 +154,14 @@ def test_the_scorer_never_reads_what_the_reader_may_not() -> None:
     eng = ContextEngine([StaticSource(items, name="kb")], budget=500, scorer=Scorer())
     eng.build_sync("q", reader="bob")
     assert seen and not any(SECRET in t for t in seen)
+
+
+def test_a_history_message_relabelled_in_place_is_obeyed() -> None:
+    # HistorySource reuses a unit's item while its messages and contents are the same objects;
+    # a label added in place must still reach the item
+    chat: list[Any] = [{"role": "user", "content": SECRET}, {"role": "assistant", "content": "ok"}]
+    eng = ContextEngine([HistorySource(chat)], budget=500)
+    assert SECRET in eng.build_sync("q").to_text()
+    chat[0]["audience"] = "alice"
+    assert SECRET not in _surfaces(eng.build_sync("q"))
+    assert SECRET in eng.build_sync("q", reader="alice").to_text()

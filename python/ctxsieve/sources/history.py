@@ -72,6 +72,16 @@ def unit_text(unit: Sequence[Message]) -> str:
     return "\n".join(parts)
 
 
+def _label_copy(label: Any) -> Any:
+    """A label as it is now: a list or set changed in place later must not compare equal."""
+    if label is None or isinstance(label, str):
+        return label
+    try:
+        return tuple(label)
+    except TypeError:
+        return label
+
+
 class HistorySource:
     """The chat history; configure ``min_items`` (default 1: the newest unit) on its
     ``SourceConfig`` to keep more of the latest turns."""
@@ -100,14 +110,15 @@ class HistorySource:
         out = []
         cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
         for k, (start, unit) in enumerate(units(msgs)):
-            contents = [m.get("content") for m in unit]
+            # the audience is compared by value: a label added in place must reach the item
+            contents = [(m.get("content"), _label_copy(m.get("audience"))) for m in unit]
             hit = self._cache.get(start)
             if (
                 hit is not None
                 and hit[2] == k
                 and len(hit[0]) == len(unit)
                 and all(a is b for a, b in zip(hit[0], unit))
-                and all(a is b for a, b in zip(hit[1], contents))
+                and all(a[0] is b[0] and a[1] == b[1] for a, b in zip(hit[1], contents))
             ):
                 cache[start] = hit
                 out.append(hit[3])
