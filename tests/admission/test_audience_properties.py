@@ -180,3 +180,25 @@ def test_the_snapshot_store_on_disk_holds_only_what_the_reader_may_see(tmp_path:
     adm = Session(snapshot_store=store).turn("q", memories=mems, audience=["bob"]).admit()
     saved = store.load_snapshot(adm.snapshot_id)
     assert saved is not None and "open fact" in saved and "SECRET" not in saved
+
+
+@given(
+    st.lists(memory(), max_size=4), st.lists(history_entry(), max_size=4), st.lists(label_value, min_size=2, max_size=4)
+)
+def test_one_session_many_readers(mems: list[Any], hist: list[Any], readers: list[Any]) -> None:
+    # a session's caches (costs, fragments, windows) are shared by its turns; who reads is per turn
+    session = Session(Limits(input_ceiling=1_000_000))
+    memories = [m for m, _, _ in mems]
+    history = [e for entries, _ in hist for e in entries]
+    for reader in readers:
+        everything, prompt = surfaces(session, reader, memories, history)
+        r = oracle_readers(reader)
+        for m, tok, _ in mems:
+            if oracle_may_read(memory_audience(m), r):
+                assert tok in prompt
+            else:
+                assert tok not in everything
+        for _, toks in hist:
+            for tok, aud, _ in toks:
+                if not oracle_may_read(aud, r):
+                    assert tok not in everything

@@ -142,3 +142,18 @@ def test_labels_that_are_not_text_never_get_in(bad: Any) -> None:
     assert "SECRET" not in "\n".join(_window_surfaces(w))
     assert "open fact" in w.to_text()  # the source with the bad label is left out, the others are not
     assert any(e.startswith("source_error:cands:malformed item") for e in w.trace.events)
+
+
+@given(st.lists(candidate(), max_size=5), st.lists(label_value, min_size=2, max_size=4))
+def test_one_engine_many_readers(cands: list[Any], readers: list[Any]) -> None:
+    # the engine's caches (token counts, history units) are shared by its builds; who reads is per build
+    eng = _engine([c for c, _, _ in cands])
+    for reader in readers:
+        r = oracle_readers(reader)
+        w = eng.build_sync("q", reader=reader)
+        everything = "\n".join(_window_surfaces(w))
+        for _, tok, aud in cands:
+            if oracle_may_read(aud, r):
+                assert tok in w.to_text()
+            else:
+                assert tok not in everything
