@@ -13,7 +13,6 @@ import os
 import tempfile
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -67,10 +66,6 @@ def test_the_memory_source_follows_the_engine_reader(labels: list[str], reader: 
                 assert tok not in everything
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MemoryToolkit(audiences='alice') reads a str as its characters (loop/memory.py, another area): reported",
-)
 def test_a_toolkit_for_one_reader_given_as_a_str_is_that_reader() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = _store(tmp)

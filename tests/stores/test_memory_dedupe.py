@@ -61,3 +61,12 @@ def test_the_empty_namespace_is_written_and_searched_as_given(store: Any) -> Non
 def test_a_namespace_must_be_text(store: Any) -> None:
     with pytest.raises(TypeError, match="namespace: expected a str or None, got int"):
         MemoryToolkit(store, namespace=7)  # type: ignore[arg-type]
+
+
+def test_audiences_given_as_one_str_is_that_one_reader(store: Any) -> None:
+    MemoryToolkit(store, namespace="p").add("the a-team secret", audience="a")
+    alice = MemoryToolkit(store, namespace="p", audiences="alice")
+    assert alice.audiences == frozenset({"alice"})
+    assert alice.search("secret") == []  # "a" is not one of alice's labels
+    with pytest.raises(TypeError, match="audiences: expected a str or an iterable of str"):
+        MemoryToolkit(store, namespace="p", audiences=[1, 2])  # type: ignore[list-item]

@@ -70,14 +70,19 @@ class MemoryToolkit:
         store: Any = None,
         *,
         namespace: str | None = "default",
-        audiences: Iterable[str] | None = None,
+        audiences: str | Iterable[str] | None = None,
         max_chars: int = 8000,
     ):
         if namespace is not None and not isinstance(namespace, str):
             raise TypeError(f"namespace: expected a str or None, got {type(namespace).__name__}")
         self.store = open_store() if store is None else store
         self.namespace = namespace
-        self.audiences = None if audiences is None else frozenset(audiences)
+        # one label given as a str is that one reader (as a ContextItem's audience is), never
+        # the set of its characters: audiences="alice" must not let reader "a" in
+        readers = (audiences,) if isinstance(audiences, str) else audiences
+        self.audiences = None if readers is None else frozenset(readers)
+        if self.audiences is not None and not all(isinstance(a, str) for a in self.audiences):
+            raise TypeError(f"audiences: expected a str or an iterable of str, got {audiences!r:.80}")
         self.max_chars = max_chars
 
     def _filter(self) -> SearchFilter:
