@@ -77,36 +77,39 @@ def stored_items(store: RedisStore) -> Iterator[StoredItem]:
                 yield StoredItem("snapshot", "", snapshot_id, float(created), size)
 
 
-def _delete_if_created(store: RedisStore, created: float, meta: str, *others: str) -> bool:
-    """Delete ``meta`` and ``others`` while ``meta``'s ``created`` is still ``created``
-    (WATCH/MULTI: a blob or snapshot rewritten meanwhile is kept)."""
-    deleted = False
-
-    def apply(pipe: Any) -> None:
-        nonlocal deleted
-        now = pipe.hget(meta, "created")
-        deleted = now is not None and float(now) == created
-        if deleted:
-            pipe.multi()
-            pipe.delete(meta, *others)
-
-    store.r.transaction(apply, meta)
-    return deleted
-
-
 def delete_items(store: RedisStore, items: Sequence[StoredItem]) -> list[StoredItem]:
+    """One optimistic transaction for the batch: WATCH every item's key, read them in one round
+    trip, then one MULTI/EXEC deletes those still at the version listed (with their index
+    entries, for records); a write to any of them meanwhile makes redis-py run it again."""
     for it in items:
         if it.kind not in ("blob", "record", "snapshot"):
             raise ValueError(f"unknown item kind {it.kind!r}: expected blob, record or snapshot")
-    gone = []
-    for it in items:
-        if it.kind == "blob":
-            ok = _delete_if_created(store, it.created, *store._blob_keys(it.id))
-        elif it.kind == "snapshot":
-            ok = _delete_if_created(store, it.created, f"{store.ns}:snap:{it.id}")
-        else:
-            # through delete_record, which also takes the record out of the search index
-            ok = store.delete_record(it.collection, it.id, if_created=it.created)
-        if ok:
+    keys = [
+        store._blob_keys(it.id)[0]
+        if it.kind == "blob"
+        else f"{store.ns}:snap:{it.id}"
+        if it.kind == "snapshot"
+        else store._rkey(it.collection, it.id)
+        for it in items
+    ]
+    gone: list[StoredItem] = []
+
+    def apply(pipe: Any) -> None:
+        gone.clear()
+        reads = store.r.pipeline(transaction=False)  # another connection: the WATCH stays on pipe's
+        for it, key in zip(items, keys):
+            reads.hmget(key, *(("terms", "len", "scope") if it.kind == "record" else ()), "created")
+        olds = reads.execute()
+        pipe.multi()
+        for it, key, old in zip(items, keys, olds):
+            if old[-1] is None or float(old[-1]) != it.created:
+                continue  # gone already, or rewritten since it was listed
+            if it.kind == "record":
+                store._queue_delete(pipe, it.collection, it.id, old)
+            else:
+                pipe.delete(*(store._blob_keys(it.id) if it.kind == "blob" else (key,)))
             gone.append(it)
+
+    if keys:
+        store.r.transaction(apply, *keys)
     return gone

@@ -289,7 +289,7 @@ class RedisStore:
     def delete_record(self, collection: str, record_id: str, *, if_created: float | None = None) -> bool:
         """Delete a record (with ``if_created``: only while it is still the version written then)."""
         check_collection(collection)
-        key, ix = self._rkey(collection, record_id), self._ix(collection)
+        key = self._rkey(collection, record_id)
         deleted = False
 
         def apply(pipe: Any) -> None:
@@ -299,16 +299,22 @@ class RedisStore:
             if not deleted:
                 return
             pipe.multi()
-            for term in json.loads(old[0]):
-                pipe.hdel(f"{ix}:t:{term}", record_id)
-            pipe.hdel(f"{ix}:doc", record_id)
-            pipe.hincrby(f"{ix}:stats", "n", -1)
-            pipe.hincrby(f"{ix}:stats", "total", -int(old[1]))
-            pipe.srem(f"{ix}:scope:{old[2]}", record_id)
-            pipe.delete(key)
+            self._queue_delete(pipe, collection, record_id, old)
 
         self.r.transaction(apply, key)
         return deleted
+
+    def _queue_delete(self, pipe: Any, collection: str, record_id: str, old: Sequence[Any]) -> None:
+        """Queue, in a MULTI, the deletion of a record and of its index entries; ``old`` is its
+        ``terms``, ``len`` and ``scope`` fields, read under WATCH."""
+        key, ix = self._rkey(collection, record_id), self._ix(collection)
+        for term in json.loads(old[0]):
+            pipe.hdel(f"{ix}:t:{term}", record_id)
+        pipe.hdel(f"{ix}:doc", record_id)
+        pipe.hincrby(f"{ix}:stats", "n", -1)
+        pipe.hincrby(f"{ix}:stats", "total", -int(old[1]))
+        pipe.srem(f"{ix}:scope:{old[2]}", record_id)
+        pipe.delete(key)
 
     @_guard
     def search_records(
