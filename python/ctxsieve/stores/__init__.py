@@ -113,9 +113,7 @@ def sqlite_file(url: str | os.PathLike[str]) -> str | None:
     return _sqlite_path(urlsplit(target).path if scheme == "file" else target)[0]
 
 
-def open_store(
-    url: str | os.PathLike[str] | None = None, *, retention: Retention | None = None, **options: Any
-) -> Any:
+def open_store(url: str | os.PathLike[str] | None = None, *, retention: Retention | None = None, **options: Any) -> Any:
     """The store a URL names (``None``: ``default_store_url()``). Extra keyword options go to
     the backend's constructor (``namespace=`` for Redis and PostgreSQL).
 
