@@ -38,6 +38,7 @@ RELEASE_BIN := $(RELEASE_TOOLS)/bin
 .PHONY: dist
 dist: ## release artefacts into a fresh dist/: abi3 manylinux wheel, py3-none-any wheel, sdist; each smoke-tested
 	rm -rf dist $(WHEELHOUSE)
+	mkdir -p build
 	$(PYTHON) -m venv $(RELEASE_TOOLS)
 	$(RELEASE_BIN)/pip install -q "maturin>=1.7,<2" "ziglang>=0.13,<1" "auditwheel>=6"
 	$(PYTHON) tools/smoke_release.py --requirements > build/release-requirements.txt

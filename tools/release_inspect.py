@@ -83,9 +83,12 @@ def elf_sections(data: bytes) -> list[str]:
     """Section names of a 64-bit little-endian ELF file (the Linux extension)."""
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
         raise ReleaseCheckError("not a 64-bit little-endian ELF file")
-    shoff = struct.unpack_from("<Q", data, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    headers = [struct.unpack_from("<I20xQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    try:
+        shoff = struct.unpack_from("<Q", data, 0x28)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        headers = [struct.unpack_from("<I20xQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    except struct.error as exc:
+        raise ReleaseCheckError(f"truncated ELF file: {exc}") from None
     _, str_off, str_size = headers[shstrndx]
     strtab = data[str_off : str_off + str_size]
     return [strtab[name : strtab.index(b"\0", name)].decode() for name, _, _ in headers]
@@ -119,7 +122,7 @@ def check_pure_wheel(wheel: Wheel, version: str) -> None:
         )
     if wheel.wheel["Root-Is-Purelib"].strip() != "true":
         raise ReleaseCheckError(f"{name}: the pure wheel must say Root-Is-Purelib: true")
-    stray = wheel.extensions + [n for n in wheel.names if n.startswith("ctxsieve/_native")]
+    stray = sorted({*wheel.extensions, *(n for n in wheel.names if n.startswith("ctxsieve/_native"))})
     if stray:
         raise ReleaseCheckError(f"{name}: the pure wheel carries extension files {stray}")
     missing = [
@@ -136,6 +139,20 @@ def check_same_metadata(native: Wheel, pure: Wheel) -> None:
     diff = {k: (a[k], b[k]) for k in a if a[k] != b[k]}
     if diff:
         raise ReleaseCheckError(f"{native.path.name} and {pure.path.name} disagree on {diff}")
+
+
+def check_same_files(native: Wheel, pure: Wheel) -> None:
+    """The pure wheel is the abi3 wheel less the extension and its stub: no module, data file or
+    profile may be missing from either (hatchling and maturin each choose the files)."""
+
+    def package_files(wheel: Wheel) -> set[str]:
+        return {n for n in wheel.names if not n.split("/")[0].endswith(".dist-info") and not n.endswith("/")}
+
+    native_only = {n for n in package_files(native) if n.startswith("ctxsieve/_native.")}
+    missing = sorted(package_files(native) - native_only - package_files(pure))
+    extra = sorted(package_files(pure) - package_files(native))
+    if missing or extra:
+        raise ReleaseCheckError(f"{pure.path.name} lacks {missing} and adds {extra} against {native.path.name}")
 
 
 def check_sdist(path: Path, version: str) -> None:

@@ -245,6 +245,7 @@ def main() -> int:
             inspect_.check_native_wheel(native, version, args.platform_tag)
             inspect_.check_pure_wheel(pure, version)
             inspect_.check_same_metadata(native, pure)
+            inspect_.check_same_files(native, pure)
             inspect_.check_sdist(sdist, version)
             if args.auditwheel:
                 tag = auditwheel_tag(args.auditwheel, native.path)
