@@ -230,4 +230,3 @@ def split_retention(url: str) -> tuple[str, Retention | None]:
     except ValueError as exc:
         raise ValueError(f"retention in the store URL: {exc}") from None
     return base + ("?" + "&".join(kept) if kept else ""), Retention(max_age=age, max_bytes=size)
-
