@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -143,16 +145,8 @@ def test_shell_snippet_runs_as_written(text: str, tmp_path: Path) -> None:
         "PYTHONDONTWRITEBYTECODE": "1",
         "TMPDIR": str(tmp_path),  # a block's mktemp lands in the test's tmp dir, removed with it
     }
-    done = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", "\n".join(run)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
     where = ", ".join(b.where for b in SCRIPTS[text])
+    done = _run(run, env, where)
     shown = f"{where}: {run}\n--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}"
     assert done.returncode == 0, shown
     assert "Traceback (most recent call last)" not in done.stderr, shown
@@ -162,6 +156,47 @@ def test_shell_snippet_runs_as_written(text: str, tmp_path: Path) -> None:
         for pattern, check in CHECKS:
             if re.search(pattern, command):
                 check(done.stdout)
+
+
+def _run(
+    script: list[str], env: dict[str, str], where: str, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[str]:
+    """Run the script in a session of its own, so that a timeout ends everything it started
+    (subprocess.run's timeout kills only bash and would leave a build or a server running)."""
+    with subprocess.Popen(
+        ["bash", "-euo", "pipefail", "-c", "\n".join(script)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            pytest.fail(
+                f"{where}: {script} ran longer than {timeout} s (skip it with a reason, or make it faster)\n{err}"
+            )
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_a_script_past_its_timeout_is_ended_with_all_it_started(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    with pytest.raises(pytest.fail.Exception, match=r"ran longer than 0\.5 s"):
+        _run([f"sleep 60 & echo $! > {pidfile}", "sleep 60"], dict(os.environ), "test", timeout=0.5)
+    stat = Path(f"/proc/{pidfile.read_text().strip()}/stat")
+
+    def running() -> bool:  # a killed child may stay a zombie until init reaps it
+        return stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] != "Z"
+
+    deadline = time.monotonic() + 5
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running()
 
 
 def test_ci_runs_the_readme_commands_skipped_here() -> None:
