@@ -201,5 +201,5 @@ def test_a_timed_out_source_that_raises_later_logs_nothing():
         timeout=20,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip())["events"] == ["source_error:late:timeout after 0.05s"]
+    assert json.loads(done.stdout.strip())["events"] == ["source_error:late:timeout after 0.05s"], done
     assert "never retrieved" not in done.stderr, done.stderr

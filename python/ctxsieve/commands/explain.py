@@ -50,7 +50,7 @@ def add_trust_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _objects(spec: str | None) -> dict[str, Any]:
+def load_objects(spec: str | None) -> dict[str, Any]:
     if not spec:
         return {}
     module, _, attr = spec.partition(":")
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxsieve.spec import load_engine
 
     engine = load_engine(
-        args.config, _objects(args.objects), allow_endpoints=args.allow_endpoint, allow_env=args.allow_env
+        args.config, load_objects(args.objects), allow_endpoints=args.allow_endpoint, allow_env=args.allow_env
     )
     window = engine.build_sync(args.query)
     trace = window.trace
