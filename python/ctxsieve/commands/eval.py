@@ -50,7 +50,12 @@ def _modes(text: str) -> list[str]:
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("eval", help="compare context policies and layouts on labelled questions")
     p.add_argument("--budgets", type=_budgets, default=[750, 1000, 2000], help="token budgets (default 750,1000,2000)")
-    p.add_argument("--corpus", type=Path, default=None, help="corpus directory (default: the shipped Tessel corpus)")
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="corpus directory, or a shipped corpus by name: tessel (the default) or nordlinje",
+    )
     p.add_argument("--out", type=Path, default=Path("eval-out"), help="output directory (default ./eval-out)")
     p.add_argument("--level", type=int, choices=(1, 2), default=1, help="2 adds model answers and a judge")
     p.add_argument(

@@ -112,9 +112,16 @@ class Corpus:
         return frozenset(d.id for d in self.documents.values() if d.kind == "noise")
 
 
+def shipped_corpora() -> dict[str, Path]:
+    """The corpora inside the installed package, by name: ``tessel`` (the default) and
+    ``nordlinje`` (written independently of it, so that no setting is tuned to one corpus)."""
+    root = Path(str(resources.files("ctxsieve.eval") / "data"))
+    return {d.name: d for d in sorted(root.iterdir()) if (d / "documents.jsonl").is_file()}
+
+
 def default_corpus_dir() -> Path:
     """The shipped Tessel corpus, inside the installed package."""
-    return Path(str(resources.files("ctxsieve.eval") / "data" / "tessel"))
+    return shipped_corpora()["tessel"]
 
 
 def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -279,8 +286,16 @@ def load_info(path: Path) -> CorpusInfo:
 
 
 def load_corpus(directory: Path | str | None = None) -> Corpus:
-    """Read a corpus directory (the shipped Tessel corpus when None)."""
+    """Read a corpus directory, or a shipped corpus by name (the Tessel corpus when None).
+
+    >>> sorted(shipped_corpora())
+    ['nordlinje', 'tessel']
+    >>> load_corpus("nordlinje").info.product
+    'Nordlinje'
+    """
     root = Path(directory) if directory is not None else default_corpus_dir()
+    if directory is not None and not root.exists() and str(directory) in shipped_corpora():
+        root = shipped_corpora()[str(directory)]
     if not root.is_dir():
         raise CorpusError(root, 0, "", "not a directory")
     docs = load_documents(root / "documents.jsonl")
