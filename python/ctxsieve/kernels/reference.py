@@ -421,10 +421,11 @@ def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]:
 
 def _refuse_backtracking(pattern: str) -> None:
     try:
+        from re import _constants as c  # type: ignore[attr-defined]
         from re import _parser as sre_parse  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - Python < 3.11
+    except ImportError:  # pragma: no cover - Python 3.10 has them as top-level modules only
+        import sre_constants as c  # type: ignore[no-redef]
         import sre_parse  # type: ignore[no-redef]
-    from re import _constants as c  # type: ignore[attr-defined]
 
     repeats = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
 
