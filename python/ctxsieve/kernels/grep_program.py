@@ -1,0 +1,222 @@
+"""Matching the grep dialect: the compiled program, the reference matcher, the native form.
+
+``compile_pattern(pattern)`` parses once (``grep_dialect``) and compiles the tree to a Thompson
+program of at most ``MAX_PROGRAM`` instructions:
+
+* ``CHAR k``: consume one character of ``classes[k]``; ``SPLIT a b``: continue at both;
+  ``JMP a``; ``ASSERT k`` (``^``, ``$``, ``\\b``, ``\\B``); ``MATCH``.
+
+``Compiled.search(line)`` is the reference matcher: a Pike VM (every thread advanced in
+lock-step, one character at a time), so a line costs O(len(line) x program size) whatever the
+pattern; there is no backtracking to explode. Its step is a pure function of (threads,
+character, context), so it is memoised: on ordinary text almost every step is a cache hit.
+
+The native backend gets the same tree as a Rust ``regex`` pattern with every class spelled out
+as code-point ranges (``regex``): finite automata, linear in the text, and exact, except that
+Rust's ``\\b`` has another idea of a word character, so ``\\b`` and ``\\B`` are dropped from
+``regex`` (a superset: it can only match more lines) and the same program then decides the
+lines it matched (``native_program``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any, cast
+
+from ctxsieve.kernels import grep_classes as gc
+from ctxsieve.kernels.grep_dialect import Alt, Assert, Chars, Concat, Node, parse
+
+CHAR, SPLIT, JMP, ASSERT, MATCH = range(5)
+LOOKS = {"^": 0, "$": 1, "b": 2, "B": 3}
+Instr = tuple[int, int, int]
+
+
+class Compiled:
+    def __init__(self, tree: Node):
+        self.program: list[Instr] = []
+        self.classes: list[gc.Ranges] = []
+        self._class_ids: dict[gc.Ranges, int] = {}
+        self._emit(tree)
+        self.program.append((MATCH, 0, 0))
+        self.uses_words = any(op == ASSERT and a >= 2 for op, a, _ in self.program)
+        self.regex = to_rust(tree)
+        self.native_program = (self.program, self.classes) if self.uses_words else None
+        self.required, self.exact = _literals(tree)
+        # one memo per pattern; bounded, so a text of many distinct characters cannot grow it
+        self._step = lru_cache(maxsize=1 << 16)(self._advance)
+
+    # -- compiling (sizes must agree with grep_dialect.program_size) -------------------------
+
+    def _emit(self, node: Node) -> None:
+        prog = self.program
+        if isinstance(node, Chars):
+            k = self._class_ids.setdefault(node.ranges, len(self.classes))
+            if k == len(self.classes):
+                self.classes.append(node.ranges)
+            prog.append((CHAR, k, 0))
+        elif isinstance(node, Assert):
+            prog.append((ASSERT, LOOKS[node.kind], 0))
+        elif isinstance(node, Concat):
+            for item in node.items:
+                self._emit(item)
+        elif isinstance(node, Alt):
+            jumps = []
+            for item in node.items[:-1]:
+                split = len(prog)
+                prog.append((SPLIT, 0, 0))  # patched below, once the next branch's start is known
+                self._emit(item)
+                jumps.append(len(prog))
+                prog.append((JMP, 0, 0))
+                prog[split] = (SPLIT, split + 1, len(prog))
+            self._emit(node.items[-1])
+            for j in jumps:
+                prog[j] = (JMP, len(prog), 0)
+        else:
+            for _ in range(node.lo):
+                self._emit(node.item)
+            if node.hi is None:  # loop: SPLIT body, out; body; JMP loop
+                loop = len(prog)
+                prog.append((SPLIT, 0, 0))
+                self._emit(node.item)
+                prog.append((JMP, loop, 0))
+                prog[loop] = (SPLIT, loop + 1, len(prog))
+            else:  # hi - lo optional copies, each one able to skip to the end
+                splits = []
+                for _ in range(node.hi - node.lo):
+                    splits.append(len(prog))
+                    prog.append((SPLIT, 0, 0))
+                    self._emit(node.item)
+                for s in splits:
+                    prog[s] = (SPLIT, s + 1, len(prog))
+
+    # -- the reference matcher ----------------------------------------------------------------
+
+    def search(self, line: str) -> bool:
+        """Whether the pattern matches somewhere in ``line`` (which holds no newline)."""
+        if self.exact is not None:
+            return self.exact(line)
+        if self.required and self.required not in line:
+            return False  # every match contains ``required``
+        step = self._step
+        threads: frozenset[int] = frozenset()
+        prev_word = False
+        for i, ch in enumerate(line):
+            word = self.uses_words and _is_word(ch)
+            matched, threads = step(threads, i == 0, ch, prev_word, word)
+            if matched:
+                return True
+            prev_word = word
+        return step(threads, not line, None, prev_word, False)[0]
+
+    def _advance(
+        self, threads: frozenset[int], at_start: bool, ch: str | None, prev_word: bool, next_word: bool
+    ) -> tuple[bool, frozenset[int]]:
+        """Follow the non-consuming instructions from ``threads`` plus a new thread at 0 (a match
+        may start anywhere); return whether MATCH was reached, and the threads after consuming
+        ``ch`` (None: the end of the line, nothing to consume)."""
+        prog, classes = self.program, self.classes
+        looks = (at_start, ch is None, prev_word != next_word, prev_word == next_word)
+        stack = [*threads, 0]
+        seen: set[int] = set()
+        after: set[int] = set()
+        while stack:
+            pc = stack.pop()
+            if pc in seen:
+                continue
+            seen.add(pc)
+            op, a, b = prog[pc]
+            if op == CHAR:
+                if ch is not None and gc.contains(classes[a], ord(ch)):
+                    after.add(pc + 1)
+            elif op == SPLIT:
+                stack += (b, a)
+            elif op == JMP:
+                stack.append(a)
+            elif op == ASSERT:
+                if looks[a]:
+                    stack.append(pc + 1)
+            else:
+                return True, frozenset()
+        return False, frozenset(after)
+
+
+@lru_cache(maxsize=4096)
+def _is_word(ch: str) -> bool:
+    return gc.is_word(ch)
+
+
+@lru_cache(maxsize=256)
+def compile_pattern(pattern: str) -> Compiled:
+    """The compiled ``pattern`` (surrogates already replaced); ValueError outside the dialect."""
+    return Compiled(parse(pattern))
+
+
+def _flat(node: Node) -> list[Node]:
+    if isinstance(node, Concat):
+        return [x for item in node.items for x in _flat(item)]
+    return [node]
+
+
+def _literals(tree: Node) -> tuple[str, Callable[[str], bool] | None]:
+    """``(required, exact)``: ``required`` is a string every match contains (the longest run of
+    consecutive case-sensitive literal characters at the top level); ``exact`` is a test that
+    decides a line alone when the pattern is nothing but that run, optionally between ^ and $."""
+    items = _flat(tree)
+    runs, run = [""], ""
+    for node in items:
+        if isinstance(node, Chars) and node.literal is not None:
+            run += node.literal
+        else:
+            runs.append(run)
+            run = ""
+    runs.append(run)
+    required = max(runs, key=len)
+    start = items[:1] == [Assert("^")]
+    core = items[1:] if start else items
+    end = core[-1:] == [Assert("$")]
+    core = core[:-1] if end else core
+    if not all(isinstance(x, Chars) and x.literal is not None for x in core):
+        return required, None
+    lit = "".join(x.literal for x in core if isinstance(x, Chars) and x.literal is not None)
+    if start and end:
+        return required, lit.__eq__
+    if start:
+        return required, lambda line: line.startswith(lit)
+    if end:
+        return required, lambda line: line.endswith(lit)
+    return required, lambda line: lit in line
+
+
+def to_rust(node: Node) -> str:
+    """``node`` in Rust ``regex`` syntax with explicit code-point classes; \\b and \\B dropped."""
+    if isinstance(node, Chars):
+        r = node.ranges
+        if len(r) == 1 and r[0][0] == r[0][1]:
+            return _hex(r[0][0])
+        if not r:
+            return "[^\\x{0}-\\x{10FFFF}]"  # the empty class: never matches
+        return "[" + "".join(_hex(a) if a == b else f"{_hex(a)}-{_hex(b)}" for a, b in r) + "]"
+    if isinstance(node, Assert):
+        return node.kind if node.kind in "^$" else ""
+    if isinstance(node, Concat):
+        return "".join(to_rust(x) for x in node.items) if node.items else "(?:)"
+    if isinstance(node, Alt):
+        return "(?:" + "|".join(to_rust(x) for x in node.items) + ")"
+    hi = "" if node.hi is None else str(node.hi)
+    return f"(?:{to_rust(node.item)}){{{node.lo},{hi}}}"
+
+
+def _hex(cp: int) -> str:
+    return f"\\x{{{cp:X}}}"
+
+
+def native_grep_lines(native: Any, text: str, pattern: str, max_matches: int) -> list[int]:
+    """``grep_lines`` on the native backend: the same checks, parser and limits as the
+    reference, then ``native.grep_lines`` (Rust) with the translated pattern."""
+    from ctxsieve.kernels import reference  # imports this module: resolved at call time
+
+    reference.check_str("text", text)
+    reference.check_str("pattern", pattern)
+    compiled = compile_pattern(reference.clean(pattern))
+    return cast("list[int]", native.grep_lines(text, compiled.regex, compiled.native_program, max_matches))
