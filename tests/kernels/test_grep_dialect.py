@@ -163,7 +163,8 @@ def test_accepted_syntax(pattern: str, lines: list[int]) -> None:
         (r"\x{110000}", "which is not a character"),
         (r"\xZZ", "bad hex escape"),
         (r"\q", r"unknown escape \q"),
-        ("a{1001}", "repetition count above 1000"),
+        ("a{501}", "repetition count above 500"),
+        ("(?:a{500}){2}", "too large: it compiles to 1001 instructions, the limit is 1000"),
         ("x" * 1001, "longer than 1000 characters"),
     ],
 )

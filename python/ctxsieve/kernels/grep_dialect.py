@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from ctxsieve.kernels import grep_classes as gc
 
 MAX_PATTERN_CHARS = 1000
-MAX_REPEAT = 1000  # the largest count in {n}, {n,}, {n,m}
+MAX_REPEAT = 500  # the largest count in {n}, {n,}, {n,m}
 MAX_DEPTH = 32  # nested groups
-MAX_PROGRAM = 2000  # instructions of the compiled program (grep_program), repetitions expanded
+MAX_PROGRAM = 1000  # instructions of the compiled program (grep_program), repetitions expanded
 MAX_CLASS_RANGES = 20_000  # code-point ranges summed over the program's character tests
 
 _HEX = "0123456789abcdefABCDEF"
