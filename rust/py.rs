@@ -345,22 +345,23 @@ fn cache_order(
 /// A grep program as `kernels/grep_program.py` sends it: (instructions, classes).
 type RawProgram = (Vec<(u8, u32, u32)>, Vec<Vec<(u32, u32)>>);
 
-/// `regex` and `program` come from `kernels.grep_program` (the dialect is parsed in Python).
+/// `regex`, `required` and `program` come from `kernels.grep_program` (the dialect is parsed
+/// in Python); `confirm`: the program decides every line the regex matched.
 #[pyfunction]
 fn grep_lines(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     regex: &Bound<'_, PyAny>,
-    program: Option<RawProgram>,
+    required: &Bound<'_, PyAny>,
+    program: RawProgram,
+    confirm: bool,
     max_matches: usize,
 ) -> PyResult<Vec<usize>> {
     let text = text_of(text, "text")?;
     let regex = text_of(regex, "regex")?;
-    let program = program
-        .map(|(ops, classes)| grep::Program::new(&ops, classes))
-        .transpose()
-        .map_err(PyValueError::new_err)?;
-    py.detach(|| grep::grep_lines(&text, &regex, program.as_ref(), max_matches))
+    let required = text_of(required, "required")?;
+    let program = grep::Program::new(&program.0, program.1).map_err(PyValueError::new_err)?;
+    py.detach(|| grep::grep_lines(&text, &regex, &required, &program, confirm, max_matches))
         .map_err(PyValueError::new_err)
 }
 

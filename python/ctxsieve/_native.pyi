@@ -50,7 +50,9 @@ def cache_order(
 def grep_lines(
     text: str,
     regex: str,
-    program: tuple[list[tuple[int, int, int]], list[tuple[tuple[int, int], ...]]] | None,
+    required: str,
+    program: tuple[list[tuple[int, int, int]], list[tuple[tuple[int, int], ...]]],
+    confirm: bool,
     max_matches: int,
 ) -> list[int]: ...
 

@@ -15,7 +15,7 @@ from ctxsieve import _native
 from ctxsieve.kernels import grep_classes as gc
 from ctxsieve.kernels import reference
 from ctxsieve.kernels.grep_dialect import Alt, Assert, Chars, Concat, Node, Repeat, parse
-from ctxsieve.kernels.grep_program import native_grep_lines
+from ctxsieve.kernels.grep_program import compile_pattern, native_grep_lines
 
 from .strategies import unicode_text
 
@@ -79,11 +79,20 @@ def outcome(fn: Any, *args: Any) -> Any:
         return ("ValueError", str(exc))
 
 
+def native_vm_only(txt: str, pat: str, max_matches: int) -> list[int]:
+    """The native Pike VM alone (the lazy DFA's fallback): a regex that matches every line,
+    each one then decided by the program."""
+    compiled = compile_pattern(reference.clean(pat))
+    return _native.grep_lines(txt, "", "", (compiled.program, compiled.classes), True, max_matches)
+
+
 @given(pattern, text, st.integers(0, 4))
 def test_native_and_reference_agree(pat: str, txt: str, max_matches: int) -> None:
     ours = outcome(native_grep_lines, _native, txt, pat, max_matches)
     spec = outcome(reference.grep_lines, txt, pat, max_matches)
     assert ours == spec, f"{pat!r} on {txt!r}"
+    if spec[0] == "ok":
+        assert native_vm_only(txt, pat, max_matches) == spec[1], f"{pat!r} on {txt!r}"
 
 
 @given(st.text(st.sampled_from([*"()[]{}|*+?^$.\\-,:=!<>Pabpzi019"]), max_size=12), line)

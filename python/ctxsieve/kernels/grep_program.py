@@ -11,11 +11,10 @@ lock-step, one character at a time), so a line costs O(len(line) x program size)
 pattern; there is no backtracking to explode. Its step is a pure function of (threads,
 character, context), so it is memoised: on ordinary text almost every step is a cache hit.
 
-The native backend gets the same tree as a Rust ``regex`` pattern with every class spelled out
-as code-point ranges (``regex``): finite automata, linear in the text, and exact, except that
-Rust's ``\\b`` has another idea of a word character, so ``\\b`` and ``\\B`` are dropped from
-``regex`` (a superset: it can only match more lines) and the same program then decides the
-lines it matched (``native_program``).
+The native backend (rust/grep.rs) gets the same tree as a ``regex-automata`` pattern with every
+class spelled out as code-point ranges (``regex``) for its lazy DFA, the program itself for its
+Pike VM (used when the DFA gives up, and to decide ``\\b`` and ``\\B``, which Rust reads with
+another word character and the translation therefore drops), and ``required``.
 """
 
 from __future__ import annotations
@@ -41,7 +40,6 @@ class Compiled:
         self.program.append((MATCH, 0, 0))
         self.uses_words = any(op == ASSERT and a >= 2 for op, a, _ in self.program)
         self.regex = to_rust(tree)
-        self.native_program = (self.program, self.classes) if self.uses_words else None
         self.required, self.exact = _literals(tree)
         # one memo per pattern; bounded, so a text of many distinct characters cannot grow it
         self._step = lru_cache(maxsize=1 << 16)(self._advance)
@@ -219,4 +217,6 @@ def native_grep_lines(native: Any, text: str, pattern: str, max_matches: int) ->
     reference.check_str("text", text)
     reference.check_str("pattern", pattern)
     compiled = compile_pattern(reference.clean(pattern))
-    return cast("list[int]", native.grep_lines(text, compiled.regex, compiled.native_program, max_matches))
+    program = (compiled.program, compiled.classes)
+    found = native.grep_lines(text, compiled.regex, compiled.required, program, compiled.uses_words, max_matches)
+    return cast("list[int]", found)
