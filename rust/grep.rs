@@ -19,160 +19,13 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::syntax;
 use regex_automata::Input;
 
-use crate::text::is_word_char;
+mod vm;
+pub use vm::Program;
 
 /// Compiled-size limits for the lazy DFA. The dialect's own limits keep every accepted pattern
 /// well below them (tests/kernels/test_grep_complexity.py compiles the largest ones).
 const NFA_SIZE_LIMIT: usize = 1 << 26;
-const DFA_CACHE: usize = 1 << 24;
-/// A program sent from Python is at most 1,000 instructions; this only stops a direct caller
-/// of the private module from allocating without bound.
-const MAX_INSTRUCTIONS: usize = 1 << 20;
-
-#[derive(Clone, Copy, Debug)]
-enum Look {
-    Start,
-    End,
-    Word,
-    NotWord,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Op {
-    Char(usize),
-    Split(usize, usize),
-    Jmp(usize),
-    Look(Look),
-    Match,
-}
-
-/// A Thompson program as `kernels/grep_program.py` compiles it: opcodes 0 CHAR k, 1 SPLIT a b,
-/// 2 JMP a, 3 ASSERT k (0 `^`, 1 `$`, 2 `\b`, 3 `\B`), 4 MATCH; `classes` are sorted, disjoint,
-/// inclusive code-point ranges.
-#[derive(Debug)]
-pub struct Program {
-    ops: Vec<Op>,
-    classes: Vec<Vec<(u32, u32)>>,
-}
-
-impl Program {
-    /// Checks every index and class, so that running the program cannot go out of bounds.
-    pub fn new(raw: &[(u8, u32, u32)], classes: Vec<Vec<(u32, u32)>>) -> Result<Self, String> {
-        let n = raw.len();
-        if n == 0 || n > MAX_INSTRUCTIONS {
-            return Err(format!(
-                "program: expected 1 to {MAX_INSTRUCTIONS} instructions, got {n}"
-            ));
-        }
-        for (k, class) in classes.iter().enumerate() {
-            let sorted = class.windows(2).all(|w| w[0].1 < w[1].0);
-            if !sorted || class.iter().any(|&(lo, hi)| lo > hi) {
-                return Err(format!("program: class {k} is not sorted, disjoint ranges"));
-            }
-        }
-        let target = |i: usize, t: u32| -> Result<usize, String> {
-            let t = t as usize;
-            if t < n {
-                Ok(t)
-            } else {
-                Err(format!(
-                    "program: instruction {i} refers to {t}, outside 0..{n}"
-                ))
-            }
-        };
-        let mut ops = Vec::with_capacity(n);
-        for (i, &(op, a, b)) in raw.iter().enumerate() {
-            ops.push(match op {
-                0 if (a as usize) < classes.len() => Op::Char(a as usize),
-                1 => Op::Split(target(i, a)?, target(i, b)?),
-                2 => Op::Jmp(target(i, a)?),
-                3 if a < 4 => {
-                    Op::Look([Look::Start, Look::End, Look::Word, Look::NotWord][a as usize])
-                }
-                4 => Op::Match,
-                _ => {
-                    return Err(format!(
-                        "program: instruction {i} ({op}, {a}, {b}) is not valid"
-                    ))
-                }
-            });
-            if matches!(op, 0 | 3) {
-                target(i, i as u32 + 1)?; // CHAR and ASSERT continue at the next instruction
-            }
-        }
-        Ok(Self { ops, classes })
-    }
-
-    /// Whether the program matches somewhere in `line`: a Pike VM (all threads in lock-step, a
-    /// fresh one started at every position), O(line length x program size).
-    pub fn is_match(&self, line: &str) -> bool {
-        let n = self.ops.len();
-        let mut cur: Vec<usize> = Vec::new();
-        let mut next: Vec<usize> = Vec::new();
-        let mut stack: Vec<usize> = Vec::new();
-        let mut seen = vec![usize::MAX; n]; // the position at which each pc was last visited
-        let mut prev_word = false;
-        let mut chars = line.chars();
-        for pos in 0.. {
-            let ch = chars.next();
-            let next_word = ch.is_some_and(is_word_char);
-            stack.clear();
-            stack.push(0);
-            stack.extend_from_slice(&cur);
-            next.clear();
-            while let Some(pc) = stack.pop() {
-                if seen[pc] == pos {
-                    continue;
-                }
-                seen[pc] = pos;
-                match self.ops[pc] {
-                    Op::Char(k) => {
-                        if ch.is_some_and(|c| in_class(&self.classes[k], c as u32)) {
-                            next.push(pc + 1);
-                        }
-                    }
-                    Op::Split(a, b) => {
-                        stack.push(b);
-                        stack.push(a);
-                    }
-                    Op::Jmp(a) => stack.push(a),
-                    Op::Look(look) => {
-                        let holds = match look {
-                            Look::Start => pos == 0,
-                            Look::End => ch.is_none(),
-                            Look::Word => prev_word != next_word,
-                            Look::NotWord => prev_word == next_word,
-                        };
-                        if holds {
-                            stack.push(pc + 1);
-                        }
-                    }
-                    Op::Match => return true,
-                }
-            }
-            if ch.is_none() {
-                break;
-            }
-            std::mem::swap(&mut cur, &mut next);
-            prev_word = next_word;
-        }
-        false
-    }
-}
-
-fn in_class(ranges: &[(u32, u32)], cp: u32) -> bool {
-    ranges
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                std::cmp::Ordering::Less
-            } else if lo > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
+const DFA_CACHE: usize = 1 << 21;
 
 /// Indices of the lines (split on '\n') that match, at most `max_matches`.
 pub fn grep_lines(
@@ -200,6 +53,7 @@ pub fn grep_lines(
         .build(regex)
         .map_err(|e| format!("invalid pattern: {e}"))?;
     let mut cache = dfa.create_cache();
+    let mut vm = program.matcher();
     let mut use_dfa = true;
     let mut out = Vec::new();
     if max_matches == 0 {
@@ -211,14 +65,14 @@ pub fn grep_lines(
         }
         let found = if use_dfa {
             match dfa.try_search_fwd(&mut cache, &Input::new(line).earliest(true)) {
-                Ok(m) => m.is_some() && (!confirm || program.is_match(line)),
+                Ok(m) => m.is_some() && (!confirm || vm.is_match(line)),
                 Err(_) => {
                     use_dfa = false; // it gave up: the states it needs do not fit the cache
-                    program.is_match(line)
+                    vm.is_match(line)
                 }
             }
         } else {
-            program.is_match(line)
+            vm.is_match(line)
         };
         if found {
             out.push(i);

@@ -8,8 +8,9 @@ program of at most ``MAX_PROGRAM`` instructions:
 
 ``Compiled.search(line)`` is the reference matcher: a Pike VM (every thread advanced in
 lock-step, one character at a time), so a line costs O(len(line) x program size) whatever the
-pattern; there is no backtracking to explode. Its step is a pure function of (threads,
-character, context), so it is memoised: on ordinary text almost every step is a cache hit.
+pattern; there is no backtracking to explode. Threads are a bit set and the closure of each
+instruction is cached, so a step is a few integer operations; and a step is a pure function of
+(threads, character, context), so it is memoised: on ordinary text almost every step is a hit.
 
 The native backend (rust/grep.rs) gets the same tree as a ``regex-automata`` pattern with every
 class spelled out as code-point ranges (``regex``) for its lazy DFA, the program itself for its
@@ -41,6 +42,7 @@ class Compiled:
         self.uses_words = any(op == ASSERT and a >= 2 for op, a, _ in self.program)
         self.regex = to_rust(tree)
         self.required, self.exact = _literals(tree)
+        self._prepare_bitsets()
         # one memo per pattern; bounded, so a text of many distinct characters cannot grow it
         self._step = lru_cache(maxsize=1 << 16)(self._advance)
 
@@ -89,6 +91,20 @@ class Compiled:
                     prog[s] = (SPLIT, s + 1, len(prog))
 
     # -- the reference matcher ----------------------------------------------------------------
+    #
+    # Threads are a bit set (bit pc: a thread waits at instruction pc), so that a step costs a
+    # few integer operations however many threads are alive, not one Python operation per thread.
+
+    def _prepare_bitsets(self) -> None:
+        prog = self.program
+        self._plain = sum(1 << pc for pc, (op, _, _) in enumerate(prog) if op in (CHAR, MATCH))
+        self._match = 1 << (len(prog) - 1)  # the only MATCH is the last instruction
+        self._class_pcs = [0] * len(self.classes)  # the CHAR instructions testing each class
+        for pc, (op, a, _) in enumerate(prog):
+            if op == CHAR:
+                self._class_pcs[a] |= 1 << pc
+        self._closures: dict[tuple[int, int], tuple[int, int]] = {}
+        self._accepting = lru_cache(maxsize=4096)(self._accepting_uncached)
 
     def search(self, line: str) -> bool:
         """Whether the pattern matches somewhere in ``line`` (which holds no newline)."""
@@ -97,7 +113,7 @@ class Compiled:
         if self.required and self.required not in line:
             return False  # every match contains ``required``
         step = self._step
-        threads: frozenset[int] = frozenset()
+        threads = 0
         prev_word = False
         for i, ch in enumerate(line):
             word = self.uses_words and _is_word(ch)
@@ -108,35 +124,56 @@ class Compiled:
         return step(threads, not line, None, prev_word, False)[0]
 
     def _advance(
-        self, threads: frozenset[int], at_start: bool, ch: str | None, prev_word: bool, next_word: bool
-    ) -> tuple[bool, frozenset[int]]:
-        """Follow the non-consuming instructions from ``threads`` plus a new thread at 0 (a match
-        may start anywhere); return whether MATCH was reached, and the threads after consuming
-        ``ch`` (None: the end of the line, nothing to consume)."""
-        prog, classes = self.program, self.classes
-        looks = (at_start, ch is None, prev_word != next_word, prev_word == next_word)
-        stack = [*threads, 0]
-        seen: set[int] = set()
-        after: set[int] = set()
-        while stack:
-            pc = stack.pop()
-            if pc in seen:
-                continue
-            seen.add(pc)
-            op, a, b = prog[pc]
-            if op == CHAR:
-                if ch is not None and gc.contains(classes[a], ord(ch)):
-                    after.add(pc + 1)
-            elif op == SPLIT:
-                stack += (b, a)
-            elif op == JMP:
-                stack.append(a)
-            elif op == ASSERT:
-                if looks[a]:
+        self, threads: int, at_start: bool, ch: str | None, prev_word: bool, next_word: bool
+    ) -> tuple[bool, int]:
+        """One step at one position: follow the non-consuming instructions from ``threads`` plus
+        a new thread at 0 (a match may start anywhere); return whether MATCH was reached, and
+        the threads after consuming ``ch`` (None: the end of the line, nothing to consume)."""
+        context = at_start | (ch is None) << 1 | (prev_word != next_word) << 2
+        pending = threads | 1
+        reached = pending & self._plain  # CHAR and MATCH instructions are their own closure
+        pending &= ~self._plain
+        while pending:
+            pc = (pending & -pending).bit_length() - 1
+            closure, visited = self._closure(context, pc)
+            reached |= closure
+            pending &= ~visited  # what pc reaches, the instructions it passed through reach too
+        if reached & self._match:
+            return True, 0
+        if ch is None:
+            return False, 0
+        return False, (reached & self._accepting(ch)) << 1  # a CHAR continues at pc + 1
+
+    def _closure(self, context: int, start: int) -> tuple[int, int]:
+        """The CHAR and MATCH instructions reachable from ``start`` without consuming (under
+        the assertions' ``context``: bit 0 line start, 1 line end, 2 word boundary), and every
+        instruction visited on the way; cached."""
+        key = (context, start)
+        if key not in self._closures:
+            holds = (context & 1, context & 2, context & 4, not context & 4)  # ^ $ \b \B
+            reached = visited = 0
+            stack = [start]
+            while stack:
+                pc = stack.pop()
+                if visited >> pc & 1:
+                    continue
+                visited |= 1 << pc
+                op, a, b = self.program[pc]
+                if op in (CHAR, MATCH):
+                    reached |= 1 << pc
+                elif op == SPLIT:
+                    stack += (b, a)
+                elif op == JMP:
+                    stack.append(a)
+                elif holds[a]:  # ASSERT
                     stack.append(pc + 1)
-            else:
-                return True, frozenset()
-        return False, frozenset(after)
+            self._closures[key] = (reached, visited)
+        return self._closures[key]
+
+    def _accepting_uncached(self, ch: str) -> int:
+        """The CHAR instructions whose class holds ``ch``."""
+        cp = ord(ch)
+        return sum(pcs for ranges, pcs in zip(self.classes, self._class_pcs) if gc.contains(ranges, cp))
 
 
 @lru_cache(maxsize=4096)
