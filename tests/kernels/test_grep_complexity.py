@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from ctxsieve.kernels import grep_program, reference
-from ctxsieve.kernels.grep_dialect import MAX_PROGRAM, parse, program_size
+from ctxsieve.kernels.grep_dialect import MAX_PROGRAM, parse
+from ctxsieve.kernels.grep_tree import program_size
 
 ROOT = Path(__file__).resolve().parents[2]
 KB = int(os.environ.get("CTXSIEVE_GREP_ATTACK_KB", "256"))

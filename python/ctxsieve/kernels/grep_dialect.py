@@ -5,15 +5,15 @@
 outside the dialect is refused here, with the same message on both backends, so the two
 matchers downstream never see a construct they could read differently. The limits keep the
 compiled program, and with it the cost of a search (text length x program size), bounded:
-``program_size`` is computed from the tree before anything is expanded.
+``grep_tree.program_size`` is computed from the tree before anything is expanded.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ctxsieve.kernels import grep_classes as gc
+from ctxsieve.kernels.grep_tree import Alt, Assert, Chars, Concat, Node, Repeat, class_ranges, program_size
 
 MAX_PATTERN_CHARS = 1000
 MAX_REPEAT = 500  # the largest count in {n}, {n,}, {n,m}
@@ -27,68 +27,6 @@ _PERL = {"d": gc.DIGIT, "w": gc.WORD, "s": gc.SPACE}
 # {n} {n,} {n,m}, and {,m} so that it gets its own message; ASCII digits only
 _REPEAT_RE = re.compile(r"\{([0-9]*)(,([0-9]*))?\}", re.ASCII)
 _BRACE = "'{' must start a repetition {n}, {n,} or {n,m}; write \\{ for a literal brace"
-
-
-@dataclass(frozen=True)
-class Chars:
-    """One character from ``ranges``; ``literal`` is that character when the test is one
-    case-sensitive character (the fast paths look for those)."""
-
-    ranges: gc.Ranges
-    literal: str | None = None
-
-
-@dataclass(frozen=True)
-class Assert:
-    kind: str  # "^" line start, "$" line end, "b" word boundary, "B" not a word boundary
-
-
-@dataclass(frozen=True)
-class Concat:
-    items: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Alt:
-    items: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Repeat:
-    item: Node
-    lo: int
-    hi: int | None  # None: unbounded
-
-
-Node = Chars | Assert | Concat | Alt | Repeat
-
-
-def program_size(node: Node) -> int:
-    """Instructions ``grep_program.compile_program`` emits for ``node`` (before the final
-    Match); computed without expanding anything, so ``(?:a{1000}){1000}`` costs nothing here."""
-    if isinstance(node, (Chars, Assert)):
-        return 1
-    if isinstance(node, Concat):
-        return sum(program_size(x) for x in node.items)
-    if isinstance(node, Alt):
-        return sum(program_size(x) for x in node.items) + 2 * (len(node.items) - 1)
-    s = program_size(node.item)
-    if node.hi is None:
-        return node.lo * s + s + 2
-    return node.lo * s + (node.hi - node.lo) * (s + 1)
-
-
-def class_ranges(node: Node) -> int:
-    """Code-point ranges summed over the character tests of the expanded program."""
-    if isinstance(node, Chars):
-        return len(node.ranges)
-    if isinstance(node, Assert):
-        return 0
-    if isinstance(node, (Concat, Alt)):
-        return sum(class_ranges(x) for x in node.items)
-    return class_ranges(node.item) * (node.lo if node.hi is None else node.hi) + (
-        class_ranges(node.item) if node.hi is None else 0
-    )
 
 
 def parse(pattern: str) -> Node:

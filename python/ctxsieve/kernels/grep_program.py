@@ -25,7 +25,8 @@ from functools import lru_cache
 from typing import Any, cast
 
 from ctxsieve.kernels import grep_classes as gc
-from ctxsieve.kernels.grep_dialect import Alt, Assert, Chars, Concat, Node, parse
+from ctxsieve.kernels.grep_dialect import parse
+from ctxsieve.kernels.grep_tree import Alt, Assert, Chars, Concat, Node
 
 CHAR, SPLIT, JMP, ASSERT, MATCH = range(5)
 LOOKS = {"^": 0, "$": 1, "b": 2, "B": 3}
@@ -44,9 +45,9 @@ class Compiled:
         self.required, self.exact = _literals(tree)
         self._prepare_bitsets()
         # one memo per pattern; bounded, so a text of many distinct characters cannot grow it
-        self._step = lru_cache(maxsize=1 << 16)(self._advance)
+        self._step = lru_cache(maxsize=1 << 13)(self._advance)
 
-    # -- compiling (sizes must agree with grep_dialect.program_size) -------------------------
+    # -- compiling (sizes must agree with grep_tree.program_size) -----------------------------
 
     def _emit(self, node: Node) -> None:
         prog = self.program
@@ -181,7 +182,8 @@ def _is_word(ch: str) -> bool:
     return gc.is_word(ch)
 
 
-@lru_cache(maxsize=256)
+# a few patterns only: each holds its memo (up to about 4 MB for a program at the limit)
+@lru_cache(maxsize=16)
 def compile_pattern(pattern: str) -> Compiled:
     """The compiled ``pattern`` (surrogates already replaced); ValueError outside the dialect."""
     return Compiled(parse(pattern))
