@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxsieve import _native
 from ctxsieve.kernels import grep_program, reference
 from ctxsieve.kernels.grep_dialect import MAX_PROGRAM, parse
 from ctxsieve.kernels.grep_tree import program_size
@@ -135,3 +136,25 @@ def test_reference_work_is_one_step_per_character(pattern: str, text: str) -> No
     finally:
         grep_program.compile_pattern.cache_clear()
     assert steps <= len(text) + text.count("\n") + 1
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "\\w{25}",  # 19,675 class ranges, near MAX_CLASS_RANGES
+        "\\W{25}",
+        "(?:\\w|\\W){12}",
+        "(?i)[^a]{499}",  # 1,000 instructions
+        "(?:a|b){249}",
+        "(?:(?:(?:(?:(?:(?:(?:(?:x?){2}){2}){2}){2}){2}){2}){2}){3}",  # nested repetition, 769 instructions
+        "(" * 32 + "a" + ")" * 32,  # MAX_DEPTH groups
+        "x" * 999,
+    ],
+)
+def test_the_largest_accepted_patterns_fit_the_native_size_limits(pattern: str) -> None:
+    # the dialect's limits must keep every accepted pattern inside rust/grep.rs's NFA and DFA
+    # cache limits: a native "invalid pattern" here would be a disagreement with the reference
+    compiled = grep_program.compile_pattern(pattern)
+    assert len(compiled.program) <= MAX_PROGRAM
+    text = "x²Ⅻ_éß日本 ab\n" * 200 + "x" * 1000
+    assert grep_program.native_grep_lines(_native, text, pattern, 10**6) == reference.grep_lines(text, pattern, 10**6)
