@@ -23,7 +23,7 @@ import pytest
 from ctxsieve.stores import open_store
 
 sys.path.insert(0, str(Path(__file__).parent))  # for store_servers
-from store_servers import SKIP_ENV, Servers, redis_server_binary, skipped_stores  # noqa: E402
+from store_servers import SKIP_ENV, Servers, redis_server_binary, skipped_stores
 
 BACKENDS = [
     pytest.param("sqlite", id="sqlite"),

@@ -141,9 +141,9 @@ def start_redis() -> Server:
     binary, source = found
     state = Path(tempfile.mkdtemp(prefix="ctxsieve-redis-"))
     port, log = free_port(), state / "redis.log"
+    argv = [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(state), "--logfile", str(log)]
     proc = subprocess.Popen(
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(state), "--logfile", str(log)]
-        + ["--save", "", "--appendonly", "no", "--daemonize", "no"],
+        [*argv, "--save", "", "--appendonly", "no", "--daemonize", "no"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
@@ -222,8 +222,8 @@ def start_postgres() -> Server:
         with open(data / "pg_hba.conf", "w") as hba:
             hba.write("local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n")
         run(bindir / "pg_ctl", "-D", data, "-l", log, "-w", "-t", str(int(START_TIMEOUT)), "start")
-        run(bindir / "psql", "-q", "-h", sock, "-p", str(port), "-U", PG_USER, "-d", "postgres", "-v", "ON_ERROR_STOP=1",
-            "-c", f"CREATE DATABASE {PG_DATABASE}")  # fmt: skip
+        psql = [bindir / "psql", "-q", "-h", sock, "-p", str(port), "-U", PG_USER, "-d", "postgres"]
+        run(*psql, "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {PG_DATABASE}")
     except BaseException as exc:
         detail = f"\nlog:\n{_tail(log)}" if log.exists() else ""
         server.stop()
@@ -232,6 +232,7 @@ def start_postgres() -> Server:
         raise
     server.url = f"postgresql://{PG_USER}:{PG_PASSWORD}@127.0.0.1:{port}/{PG_DATABASE}"
     return server
+
 
 ENV = {"redis": "CTXSIEVE_REDIS_URL", "postgres": "CTXSIEVE_POSTGRES_URL"}
 START: dict[str, Callable[[], Server]] = {"redis": start_redis, "postgres": start_postgres}

@@ -4,7 +4,7 @@ that cannot start fails the test with the reason instead of skipping it."""
 from __future__ import annotations
 
 import pytest
-from store_servers import Server, Servers, ServerError, skipped_stores
+from store_servers import Server, ServerError, Servers, skipped_stores
 
 
 def _refuse() -> Server:
