@@ -172,3 +172,24 @@ def test_portable_patterns_mean_what_python_re_says(pat: str, lines: list[str]) 
         return
     expected = [i for i, ln in enumerate(lines) if re.search(pat, ln)]
     assert reference.grep_lines("\n".join(lines), pat, 100) == expected, pat
+
+
+instruction = st.tuples(st.sampled_from([0, 0, 1, 2, 3, 4, 5]), st.integers(0, 8), st.integers(0, 8))
+ranges = st.one_of(
+    st.lists(st.tuples(st.integers(0, 0x110000), st.integers(0, 0x110000)), max_size=3),
+    st.sets(st.integers(0x60, 0x7A), max_size=4).map(lambda cps: [(c, c) for c in sorted(cps)]),
+)
+
+
+@given(st.lists(instruction, max_size=8), st.lists(ranges, max_size=3), line, st.booleans())
+def test_any_program_is_run_or_refused_never_a_panic(
+    ops: list[Any], classes: list[Any], ln: str, confirm: bool
+) -> None:
+    # the private native entry point validates what it is given (indices, opcodes, sorted
+    # classes): a malformed program is a ValueError, a well-formed one just runs
+    try:
+        found = _native.grep_lines(ln, "", "", (ops, classes), confirm, 5)
+    except ValueError as exc:
+        assert str(exc).startswith("program: "), exc
+    else:
+        assert found in ([], [0])
