@@ -119,6 +119,7 @@ def surfaces(session: Session, reader: Any, memories: list[Any], history: list[A
     turn.record_response({"role": "assistant", "content": "ok"})
     out = [prompt, repr(adm.request.to_openai()), repr(adm.request.to_anthropic()), repr(adm.report)]
     out += [repr(adm.report.to_dict()), repr(events), repr(turn.finish()), *snaps.saved, repr(turn.lineage)]
+    out.append(repr(session.usage_report()))
     return "\n".join(out), prompt
 
 

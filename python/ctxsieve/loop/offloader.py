@@ -226,8 +226,9 @@ class Offloader:
 
         Args:
             handle: the handle from the offload notice (ctx_ followed by 32 hex digits).
-            pattern: a regular expression (Rust regex syntax: no backreferences or lookaround),
-                matched against each line; runs in time linear in the text.
+            pattern: a regular expression matched against each line: literals, ., [...] classes,
+                \\w \\d \\s, ^ $ \\b, groups, |, * + ? {n,m} and (?i); no backreferences,
+                lookaround or \\p{...}. At most 1000 characters; runs in time linear in the text.
             context: lines of context to show before and after each match (0-20).
             max_matches: stop after this many matching lines (1-1000).
 
