@@ -110,7 +110,8 @@ def test_a_stuck_source_is_not_called_again_past_the_limit_until_a_call_returns(
             calls.append(q)
             release.wait()
             return []
-        sources = [CallableSource(held, name="held"), CallableSource(quick, name="ok")]
+        # the healthy source gets a deadline a loaded machine still meets
+        sources = [CallableSource(held, name="held"), SourceConfig(CallableSource(quick, name="ok"), timeout=10)]
         engine = ContextEngine(sources, budget=100, source_timeout=0.05)
         events = [engine.build_sync("q").trace.events for _ in range(STUCK_LIMIT + 2)]
         started = len(calls)
@@ -141,7 +142,8 @@ def test_a_coroutine_source_that_ignores_cancellation_does_not_hold_the_build():
                 except asyncio.CancelledError:
                     pass  # a badly written source: swallows its cancellation
             return []
-        sources = [CallableSource(stubborn, name="stubborn"), CallableSource(quick, name="ok")]
+        ok = SourceConfig(CallableSource(quick, name="ok"), timeout=10)
+        sources = [CallableSource(stubborn, name="stubborn"), ok]
         engine = ContextEngine(sources, budget=100, source_timeout=0.3)
         t0 = time.perf_counter()
         sync_events = engine.build_sync("q").trace.events
