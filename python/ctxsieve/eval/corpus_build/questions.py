@@ -107,7 +107,8 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "The file for our accountant won't generate: it complains some staff have no number for the wages system.",
+                "The file for our accountant won't generate: it complains some staff have no number for the "
+                "wages system.",
                 ["err-e7042"],
                 [],
                 "Fill in the Payroll ID on each listed profile, or import the IDs from a CSV.",
@@ -268,7 +269,8 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "Our new starter gets through the Okta login fine, then lands on a page saying you don't know who she is.",
+                "Our new starter gets through the Okta login fine, then lands on a page saying you don't know "
+                "who she is.",
                 ["err-e3047"],
                 ["err-e3044"],
                 "Invite them with the exact email the IdP sends, or switch on just-in-time provisioning.",

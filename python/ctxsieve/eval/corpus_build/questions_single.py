@@ -129,7 +129,7 @@ SINGLES: list[QL] = [
     ),
     (
         "changed_policy",
-        "Un cliente dice que le cobramos un recargo por pagar tarde la factura, ¿es normal?",
+        "Nos han cobrado un recargo por pagar tarde una factura de Tessel, ¿es normal?",
         ["pol-invoices-2025"],
         ["pol-invoices-2024", "faq-billing"],
         "Sí: una factura con más de 15 días de retraso genera un recargo del 1,5 % al mes.",
