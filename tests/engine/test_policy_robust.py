@@ -66,7 +66,7 @@ def test_an_alias_bomb_is_refused_at_once(tmp_path):
     t0 = time.perf_counter()
     with pytest.raises(ConfigError, match=r"YAML nodes once aliases are expanded"):
         load_bytes(tmp_path, bomb.encode())
-    assert time.perf_counter() - t0 < 1.0
+    assert time.perf_counter() - t0 < 3.0
 
 
 def test_a_file_over_the_size_bound_is_refused(tmp_path):
@@ -155,7 +155,7 @@ def _check_one(tmp_path, data: bytes) -> None:
         pass
     else:
         engine.build_sync("hello")  # an engine the loader accepts must build
-    assert time.perf_counter() - t0 < 2.0, data[:200]
+    assert time.perf_counter() - t0 < 5.0, data[:200]
 
 
 @given(spec=st.dictionaries(KEYS, VALUES, max_size=8), source=st.dictionaries(KEYS, VALUES, max_size=6))
