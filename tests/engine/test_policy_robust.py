@@ -207,3 +207,47 @@ def test_the_loader_stays_fast_on_the_largest_allowed_file(tmp_path):
     assert done.returncode == 0, done.stderr
     elapsed, count = done.stdout.split()
     assert int(count) == n and float(elapsed) < 10.0
+
+
+VALID = {
+    "apiVersion": "ctxsieve/v1",
+    "kind": "ContextPolicy",
+    "spec": {
+        "budget": 200,
+        "tokenizer": "bytes/3",
+        "layout": "cache",
+        "dedupe_threshold": 0.8,
+        "source_timeout": 5,
+        "policy": {"type": "scored_knapsack", "beta": 0.5, "min_score": 0.1},
+        "scorer": {"complete": "f", "top_n": 3, "alpha": 0.5, "timeout": 5},
+        "sources": [
+            {"name": "s", "type": "static", "text": "Hello there", "weight": 1.0, "pinned": False},
+            {"name": "kb", "type": "okf", "path": "kb", "limit": 3, "max_tokens": 100, "mode": "rank"},
+        ],
+    },
+}
+FIELDS = [("spec", k) for k in ("budget", "tokenizer", "layout", "dedupe_threshold", "source_timeout")]
+FIELDS += [("spec", "policy", k) for k in ("type", "beta", "min_score", "shares", "truncate")]
+FIELDS += [("spec", "scorer", k) for k in ("complete", "top_n", "alpha", "timeout", "endpoint")]
+FIELDS += [("spec", "sources", 0, k) for k in ("name", "type", "text", "weight", "pinned", "kind", "stability")]
+FIELDS += [("spec", "sources", 1, k) for k in ("path", "limit", "max_tokens", "min_items", "timeout", "mode", "name")]
+
+
+@given(changes=st.lists(st.tuples(st.sampled_from(FIELDS), VALUES), min_size=1, max_size=3))
+def test_fuzz_a_valid_policy_with_fields_replaced_raises_only_config_error(tmp_path_factory, changes):
+    """A working policy with one to three fields set to random values: closer to real mistakes
+    than random documents, so every check behind the schema is reached."""
+    import copy
+
+    import yaml
+
+    tmp = tmp_path_factory.mktemp("fuzz")
+    (tmp / "kb").mkdir()
+    (tmp / "kb" / "a.md").write_text("---\ntitle: A\n---\nhello world", encoding="utf-8")
+    document = copy.deepcopy(VALID)
+    for path, value in changes:
+        node = document
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    _check_one(tmp, yaml.safe_dump(document, allow_unicode=True).encode())
