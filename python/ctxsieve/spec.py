@@ -50,6 +50,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from ctxsieve.spec_schema import (
     API_VERSION,
+    MAX_BETA,
     MAX_COUNT,
     MAX_POLICY_CHARS,
     MAX_POLICY_NODES,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "API_VERSION",
+    "MAX_BETA",
     "MAX_COUNT",
     "MAX_POLICY_CHARS",
     "MAX_POLICY_NODES",

@@ -24,6 +24,7 @@ MAX_POLICY_CHARS = 1 << 20
 MAX_POLICY_NODES = 100_000
 MAX_COUNT = (1 << 63) - 1
 MAX_SECONDS = 86_400.0
+MAX_BETA = 16.0
 
 
 class _Strict(BaseModel):
@@ -107,7 +108,8 @@ SourceSpec = Annotated[
 
 class KnapsackSpec(_Strict):
     type: Literal["scored_knapsack"]
-    beta: float = Field(default=0.0, ge=0)
+    # score / tokens**beta: up to 16, tokens**beta stays a finite float for every count up to 2^63
+    beta: float = Field(default=0.0, ge=0, le=MAX_BETA)
     min_score: float | None = None
     include_deprecated: bool = False
 

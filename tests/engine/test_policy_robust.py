@@ -97,6 +97,15 @@ def test_out_of_range_numbers_are_errors_naming_their_path(tmp_path, spec, sourc
         load_bytes(tmp_path, doc(spec, source).encode())
 
 
+def test_a_beta_whose_power_overflows_is_an_error_at_load_and_16_builds(tmp_path):
+    # found by the fuzz below: beta 442 made tokens**beta overflow (OverflowError at the first
+    # build on the python backend)
+    with pytest.raises(ConfigError, match=r"spec\.policy\.beta: Input should be less than or equal to 16"):
+        load_bytes(tmp_path, doc("  policy: {type: scored_knapsack, beta: 442}\n").encode())
+    engine = load_bytes(tmp_path, doc("  policy: {type: scored_knapsack, beta: 16}\n").encode())
+    assert engine.build_sync("hi").items[0].content == "Hi, café"
+
+
 def test_a_budget_at_2_64_is_an_error_at_load_and_the_largest_allowed_builds(tmp_path):
     with pytest.raises(ConfigError, match=r"spec\.budget: Input should be less than or equal to 9223372036854775807"):
         load_bytes(tmp_path, doc().replace("budget: 100", f"budget: {2**64}").encode())
