@@ -62,7 +62,7 @@ def test_session_histories_of_surrogateescaped_ids_never_share(store: Any) -> No
 
 
 def test_memory_namespaces_and_audiences_of_surrogateescaped_labels_never_share(store: Any) -> None:
-    MemoryToolkit(store, namespace=U_FF).add("the launch code is 0000", audience=U_FF)
+    MemoryToolkit(store, namespace=U_FF, audiences={U_FF}).add("the launch code is 0000", audience=U_FF)
     other_ns = MemoryToolkit(store, namespace=U_FE)
     assert other_ns.search("launch code") == []
     other_reader = MemoryToolkit(store, namespace=None, audiences={U_FE})

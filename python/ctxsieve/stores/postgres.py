@@ -213,8 +213,10 @@ class PostgresStore:
                 )
             except psycopg.Error as exc:
                 raise StoreUnavailableError(f"PostgreSQL store {self.url}: reading a blob failed: {exc}") from exc
-            if not rows:
-                return
+            if not rows:  # gone before its last chunk was read
+                raise StoreError(
+                    f"PostgreSQL store {self.url}: blob {blob_id} was replaced or deleted while it was read"
+                )
             seq_, first_line, first_char, body = rows[0]
             yield BlobChunk(seq_, int(first_line), int(first_char), bytes(body).decode("utf-8"))
 
