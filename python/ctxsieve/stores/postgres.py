@@ -301,7 +301,8 @@ class PostgresStore:
         if req.audiences is not None:
             sql += " AND audience = ANY(%s)"
             args.append([escape(a) for a in req.audiences])
-        sql += " ORDER BY rank DESC, id LIMIT %s"
+        # ties by code point, as the other backends break them, whatever the column's collation
+        sql += ' ORDER BY rank DESC, id COLLATE "C" LIMIT %s'
         args.append(req.limit)
         return [Hit(_record(row[:8]), float(row[8])) for row in self._query(sql, args)]
 
