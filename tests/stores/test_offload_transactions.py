@@ -306,3 +306,22 @@ def test_a_sqlite_reader_of_a_blob_replaced_meanwhile_is_told_so(tmp_path: Any) 
     with pytest.raises(StoreError, match="replaced or deleted while it was read"):
         list(chunks)
     assert "".join(c.text for c in store.iter_blob("b")) == "new line\n" * 100
+
+
+def test_a_postgres_chunks_table_of_the_earlier_layout_is_upgraded_on_open(target: Any) -> None:
+    if target.backend != "postgres":
+        pytest.skip("PostgreSQL's schema migration")
+    store = target.open()
+    store.put_blob("old", iter_chunks(["kept\n"]))
+    with store._lock:
+        store._db().execute(f"DROP INDEX {store.ns}_chunks_staged")
+        store._db().execute(f"ALTER TABLE {store.ns}_blob_chunks DROP COLUMN staged")
+    store.close()
+    store = target.open()  # adds the column and its index again
+    try:
+        assert "".join(c.text for c in store.iter_blob("old")) == "kept\n"
+        store.put_blob("new", iter_chunks(["fresh\n" * 100], chunk_chars=CHUNK))
+        assert "".join(c.text for c in store.iter_blob("new")) == "fresh\n" * 100
+        assert store._query(f"SELECT count(*) FROM pg_indexes WHERE indexname = '{store.ns}_chunks_staged'")[0][0] == 1
+    finally:
+        store.close()
