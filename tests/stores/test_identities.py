@@ -271,3 +271,10 @@ def test_ties_rank_by_code_point_whatever_the_database_collation(store: Any) -> 
             store._db().execute(f'ALTER TABLE {store.ns}_records ALTER COLUMN id TYPE text COLLATE "en-x-icu"')
     store.put_records("memory", [Record(i, "same refund text") for i in ("b", "B", "a", "A", "_z")])
     assert [h.record.id for h in store.search_records("memory", "refund", 5)] == ["A", "B", "_z", "a", "b"]
+
+
+def test_a_session_id_too_long_to_store_is_refused_up_front(store: Any) -> None:
+    # at construction, naming session_id, rather than at the first archive naming a record
+    with pytest.raises(ValueError, match=rf"session_id: .*{MAX_IDENTITY_BYTES}"):
+        SessionHistory(store, "s" * (MAX_IDENTITY_BYTES + 1))
+    SessionHistory(store, "s" * MAX_IDENTITY_BYTES).archive([{"role": "user", "content": "fits"}], start=0)

@@ -31,6 +31,7 @@ from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.loop.transcript import render
 from ctxsieve.loop.units import units
 from ctxsieve.stores import Record, SearchFilter, open_store
+from ctxsieve.stores._fields import check_identity
 
 COLLECTION = "history"
 
@@ -62,6 +63,7 @@ class SessionHistory:
         self.store = open_store() if store is None else store
         if not isinstance(session_id, str) or not session_id:
             raise ValueError(f"session_id: expected a non-empty str, got {session_id!r}")
+        check_identity("session_id", session_id)  # stored exactly as the records' scope, or refused now
         self.session_id = session_id
         self.adapter = adapter
         self.max_result_chars = max_result_chars
