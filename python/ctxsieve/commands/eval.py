@@ -232,8 +232,7 @@ def run(args: argparse.Namespace) -> int:
         title = (
             f"ctxsieve eval: {env['documents']} documents, {env['questions']} questions in {env['sessions']} sessions"
         )
-        for table in report.rich_tables(rows, title=title, width=console.width, wide=args.wide):
-            console.print(table)
+        report.print_tables(console, rows, title, wide=args.wide)
         for line in targets:
             colour = "[green]" if line.startswith("PASS") else "[yellow]" if line.startswith("N/A") else "[red]"
             console.print(colour + line, highlight=False)

@@ -141,7 +141,9 @@ def parse_configs(names: Sequence[str], llm: bool = False) -> list[EvalConfig]:
         out += [EvalConfig(policy, lay) for lay in layouts]
     if llm:
         out += [EvalConfig("scored_knapsack", lay, llm=True) for lay in LAYOUT_NAMES]
-    return out
+    # a name given twice ("scored_knapsack,scored_knapsack/cache") would run twice into one row:
+    # twice the calls, and a session's hashes compared across the two runs' boundary
+    return list(dict.fromkeys(out))
 
 
 def make_engine(

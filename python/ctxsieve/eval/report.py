@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,13 +34,16 @@ COLUMNS: list[tuple[str, str, str]] = [
 ]
 
 
-# The terminal shows fewer columns than the files: what fits 80 columns, more from 120, every
-# column from 160 or with --wide (a cut "0.…" helps nobody; measured with rich at each width).
-NARROW = ("recall", "superseded_rate", "tokens_per_call", "uncached_tokens", "cache_share")
-MEDIUM = (*NARROW[:2], "precision", "distractor_rate", "noise_rate", *NARROW[2:], "cache_share_10")
+# The terminal shows fewer columns than the files: as many as fit its width, most useful first
+# (a cut "0.…" helps nobody), every column with --wide. Fitted by measuring the table, not by
+# fixed widths: a configuration name such as "scored_knapsack+llm/cache" takes 8 more columns.
+PRIORITY: tuple[str, ...] = ("recall", "superseded_rate", "tokens_per_call", "uncached_tokens", "cache_share")
+PRIORITY += ("precision", "distractor_rate", "noise_rate", "cache_share_10", "window_tokens", "candidate_tokens")
+PRIORITY += ("stable_prefix_reuse",)
 SHORT_HEADERS = {"superseded_rate": "supers.", "tokens_per_call": "prompt", "uncached_tokens": "uncached"}
 SHORT_HEADERS |= {"cache_share": "cache", "cache_share_10": "cache 10", "distractor_rate": "distr."}
 SHORT_HEADERS |= {"precision": "prec/tok", "noise_rate": "noise", "window_tokens": "window"}
+SHORT_HEADERS |= {"candidate_tokens": "cand", "stable_prefix_reuse": "reuse"}
 
 
 def _cell(value: Any, fmt: str) -> str:
@@ -54,13 +58,14 @@ def headers(columns: Sequence[tuple[str, str, str]] = COLUMNS) -> list[str]:
     return ["config", "mode", "budget"] + [h for _, h, _ in columns]
 
 
-def terminal_columns(width: int, wide: bool = False) -> list[tuple[str, str, str]]:
-    """The columns a terminal of ``width`` shows (every one with ``wide``), short headers."""
-    if wide or width >= 160:
-        return COLUMNS
-    chosen = MEDIUM if width >= 120 else NARROW
-    by_name = {a: f for a, _, f in COLUMNS}
-    return [(a, SHORT_HEADERS.get(a, a), by_name[a]) for a in chosen]
+def terminal_columns(count: int, short: bool = True) -> list[tuple[str, str, str]]:
+    """The ``count`` most useful columns, in the files' order, with short headers if ``short``.
+
+    >>> [h for _, h, _ in terminal_columns(3)]
+    ['recall', 'supers.', 'prompt']
+    """
+    chosen = set(PRIORITY[:count])
+    return [(a, SHORT_HEADERS.get(a, h) if short else h, f) for a, h, f in COLUMNS if a in chosen]
 
 
 def sorted_rows(rows: Sequence[Row]) -> list[Row]:
@@ -76,28 +81,63 @@ def markdown_table(rows: Sequence[Row]) -> str:
 MODE_TITLES = {"session": "in sessions", "question": "every question alone"}
 
 
+def natural_width(table: Any) -> int:
+    """The columns ``table`` needs to show every cell whole."""
+    from rich.console import Console
+
+    return Console(width=10_000, file=io.StringIO()).measure(table).maximum
+
+
+def _table(rows: Sequence[Row], title: str, columns: Sequence[tuple[str, str, str]]) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    for h in headers(columns)[:1] + headers(columns)[2:]:
+        table.add_column(h, justify="left" if h == "config" else "right", no_wrap=True)
+    last = None
+    for r in sorted_rows(rows):
+        if last is not None and r.budget != last:
+            table.add_section()
+        last = r.budget
+        table.add_row(*(cells(r, columns)[:1] + cells(r, columns)[2:]))
+    return table
+
+
 def rich_tables(rows: Sequence[Row], title: str = "ctxsieve eval", width: int = 80, wide: bool = False) -> list[Any]:
-    """The terminal tables, one per mode, for a console ``width`` columns wide (see
-    ``terminal_columns``; the mode is the table's title, not a column, to save the width)."""
+    """The terminal tables, one per mode: every column with full headers when they fit ``width``
+    (or with ``wide``, whatever the width: print them uncropped, see ``natural_width``), else the
+    most useful columns that fit, short headers. The mode is the title, not a column."""
     try:
-        from rich import box
-        from rich.table import Table
+        import rich  # noqa: F401
     except ImportError:
         raise MissingExtraError("eval", "rich") from None
-    columns = terminal_columns(width, wide)
     tables = []
     for mode in sorted({r.mode for r in rows}, key=lambda m: m != "session"):
-        table = Table(title=f"{title}: {MODE_TITLES.get(mode, mode)}", box=box.SIMPLE_HEAD, pad_edge=False)
-        for h in headers(columns)[:1] + headers(columns)[2:]:
-            table.add_column(h, justify="left" if h == "config" else "right", no_wrap=True)
-        last = None
-        for r in sorted_rows([r for r in rows if r.mode == mode]):
-            if last is not None and r.budget != last:
-                table.add_section()
-            last = r.budget
-            table.add_row(*(cells(r, columns)[:1] + cells(r, columns)[2:]))
+        group = [r for r in rows if r.mode == mode]
+        name = f"{title}: {MODE_TITLES.get(mode, mode)}"
+        table = _table(group, name, COLUMNS)
+        if not wide and natural_width(table) > width:
+            for count in range(len(PRIORITY), 0, -1):
+                table = _table(group, name, terminal_columns(count))
+                if natural_width(table) <= width:
+                    break
         tables.append(table)
     return tables
+
+
+def print_tables(console: Any, rows: Sequence[Row], title: str, wide: bool = False) -> None:
+    """Print ``rich_tables`` on ``console``; with ``wide`` every cell whole, past the terminal's
+    edge if need be (the terminal wraps a line, where rich would cut the cells: it caps a print
+    at the console's width, so the console widens for each table)."""
+    for table in rich_tables(rows, title=title, width=console.width, wide=wide):
+        narrow = console.width
+        if wide:
+            console.width = max(narrow, natural_width(table))
+        try:
+            console.print(table)
+        finally:
+            console.width = narrow
 
 
 def slice_table(names: Sequence[str], table: Mapping[tuple[str, int], Mapping[str, float | None]]) -> str:
@@ -157,6 +197,9 @@ def json_report(
 
 
 POLICY_COLOURS = {"everything": "#7f7f7f", "fixed_slots": "#1f77b4", "scored_knapsack": "#d62728", "density": "#2ca02c"}
+# model rescoring is its own policy on the chart: in the default's red its line hid under it
+POLICY_COLOURS["scored_knapsack+llm"] = "#9467bd"
+OTHER_COLOUR = "#8c564b"
 LAYOUT_STYLES: dict[str, Any] = {"cache": "-", "seed": "--"}
 
 
@@ -224,6 +267,7 @@ def chart(rows: Sequence[Row], path: Path) -> Path:
     panels = _panels(rows)
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.4), squeeze=False)
     configs = sorted({r.config for r in rows})
+    drawn: set[str] = set()  # policies with at least one point: the legend names only those
     for ax, (title, mode, attr) in zip(axes[0], panels):
         values: list[float] = []
         ends: list[tuple[float, float, str, str]] = []
@@ -233,11 +277,16 @@ def chart(rows: Sequence[Row], path: Path) -> Path:
             if not points:
                 continue
             policy, _, layout = name.partition("/")
-            colour = POLICY_COLOURS.get(policy.split("+")[0], "#9467bd")
+            colour = POLICY_COLOURS.get(policy, OTHER_COLOUR)
+            drawn.add(policy)
             xs, ys = zip(*points)
             ax.plot(xs, ys, LAYOUT_STYLES.get(layout, ":"), color=colour, marker="o", markersize=3.5, linewidth=1.6)
             values += ys
             ends.append((xs[-1], ys[-1], f"{policy} {layout}", colour))
+        if not values:
+            # say why the panel is empty (one-turn sessions share no prefix, unanswerable
+            # questions have no recall) rather than leave a blank axis
+            ax.text(0.5, 0.5, "not measurable on this corpus", transform=ax.transAxes, ha="center", color="#555555")
         lo, hi = _zoom(values)
         for y_text, (x, y, label, colour) in _spread_labels(ends, lo, hi):
             ax.annotate(label, (x, y), xytext=(x * 1.05, y_text), fontsize=7, color=colour, va="center")
@@ -250,10 +299,19 @@ def chart(rows: Sequence[Row], path: Path) -> Path:
         ax.set(title=title, xlabel="budget (tokens)")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("share")
-    handles = [Line2D([], [], color=c, label=p) for p, c in POLICY_COLOURS.items() if any(p in n for n in configs)]
-    handles += [Line2D([], [], color="black", linestyle=s, label=f"{lay} layout") for lay, s in LAYOUT_STYLES.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7.5, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    order = [*POLICY_COLOURS, *sorted(drawn - set(POLICY_COLOURS))]
+    handles = [Line2D([], [], color=POLICY_COLOURS.get(p, OTHER_COLOUR), label=p) for p in order if p in drawn]
+    layouts = {r.config.partition("/")[2] for r in rows}
+    handles += [
+        Line2D([], [], color="black", linestyle=s, label=f"{lay} layout")
+        for lay, s in LAYOUT_STYLES.items()
+        if lay in layouts
+    ]
+    # as many entries a row as the figure's width holds (one panel holds three), never cut at its edges
+    ncol = max(1, min(len(handles), 3 * len(panels)))
+    legend_rows = -(-len(handles) // ncol)
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
+    fig.tight_layout(rect=(0, 0.02 + 0.05 * legend_rows, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
