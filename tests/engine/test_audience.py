@@ -37,7 +37,8 @@ def _surfaces(window: Any) -> str:
 
 @pytest.fixture
 def memory_engine(tmp_path: Any) -> ContextEngine:
-    mem = MemoryToolkit(open_store(os.path.join(tmp_path, "m.db")), namespace="p")
+    # a toolkit for alice proposes her memory to every build: the engine must keep it from others
+    mem = MemoryToolkit(open_store(os.path.join(tmp_path, "m.db")), namespace="p", audiences="alice")
     mem.add(f"{SECRET} is private payroll data", audience="alice")
     mem.add("payroll runs on the last friday", audience="")
     return ContextEngine([mem.source()], budget=500)

@@ -1,8 +1,10 @@
 """Property: the loop's tools and the memory source never hand a reader what excludes them, on
 the embedded SQLite store (Redis and PostgreSQL identity isolation is tests/stores' business).
 
-* ``memory_search`` of a toolkit built for readers ``audiences`` finds unlabelled memories and
-  memories with one of those labels, nothing else (the toolkit's own rule: ``""`` is anyone).
+* ``memory_search``, ``search`` and ``get`` of a toolkit built for readers ``audiences`` follow
+  ``ctxsieve.audience`` (the engine's rule): public markers are public, the default is an
+  anonymous reader, a group sees only what each of its readers may.
+* A toolkit writes and removes only memories its readers may read, so it cannot probe others'.
 * ``MemorySource`` through the engine follows the engine's rule for the build's reader.
 * ``session_search`` returns archived history only to readers it was meant for.
 """
@@ -13,6 +15,7 @@ import os
 import tempfile
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,53 +26,107 @@ from tests.engine.audience_strategies import label, label_value, oracle_audience
 
 # the store keeps text searchable by words: give every memory the same searchable words
 WORDS = "payroll schedule"
+# every way of saying "no particular reader": each must be the anonymous, public-only reader
+ANONYMOUS = [None, [], (), set(), "", "public", "*", ["alice", "public"], {"*", "bob"}]
 
 
 def _store(tmp: str) -> Any:
     return open_store(os.path.join(tmp, "loop.db"))
 
 
-@given(st.lists(label, max_size=5), st.one_of(st.none(), st.lists(label, max_size=3)))
-def test_memory_search_finds_only_what_the_toolkit_may_read(labels: list[str], audiences: list[str] | None) -> None:
+def _remember(store: Any, labels: list[str]) -> list[tuple[str, str, str]]:
+    """One memory per label, each written by a toolkit for that label's reader: (token, label, id)."""
+    out = []
+    for lab in labels:
+        tok = token()
+        m = MemoryToolkit(store, namespace="p", audiences=lab).add(f"{WORDS} {tok}", audience=lab)
+        out.append((tok, lab, m.id))
+    return out
+
+
+@given(st.lists(label, max_size=5), label_value)
+def test_memory_search_finds_only_what_the_toolkit_may_read(labels: list[str], audiences: Any) -> None:
+    readers = oracle_readers(audiences)
     with tempfile.TemporaryDirectory() as tmp:
         store = _store(tmp)
-        writer = MemoryToolkit(store, namespace="p")
-        toks = []
-        for lab in labels:
-            tok = token()
-            writer.add(f"{WORDS} {tok}", audience=lab)
-            toks.append((tok, lab))
-        reply = MemoryToolkit(store, namespace="p", audiences=audiences).memory_search(WORDS, 50)
-        for tok, lab in toks:
-            allowed = audiences is None or lab == "" or lab in audiences
-            assert (tok in reply) == allowed, (lab, audiences, reply)
+        mems = _remember(store, labels)
+        mem = MemoryToolkit(store, namespace="p", audiences=audiences)
+        reply = mem.memory_search(WORDS, 50)
+        found = {m.id for m in mem.search(WORDS, 50)}
+        for tok, lab, mid in mems:
+            allowed = oracle_may_read(oracle_audience(lab), readers)
+            assert (tok in reply) == allowed and (mid in found) == allowed, (lab, audiences, reply)
+            assert (mem.get(mid) is not None) == allowed
+        for _, lab, mid in mems:  # removing: only what it may read, and the rest stays
+            allowed = oracle_may_read(oracle_audience(lab), readers)
+            assert mem.remove(mid) == allowed and (store.get_record("memory", mid) is None) == allowed
+
+
+@pytest.mark.parametrize("anonymous", ANONYMOUS, ids=repr)
+def test_the_default_toolkit_is_an_anonymous_reader(anonymous: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = _store(tmp)
+        MemoryToolkit(store, audiences="alice").add(f"{WORDS} SECRET", audience="alice")
+        MemoryToolkit(store).add(f"{WORDS} OPEN")
+        for mem in (MemoryToolkit(store), MemoryToolkit(store, namespace=None, audiences=anonymous)):
+            reply = mem.memory_search(WORDS)
+            assert "OPEN" in reply and "SECRET" not in reply, reply
+            assert "SECRET" not in mem.tools()[1](WORDS)
+            assert all("SECRET" not in i.content for i in mem.source().candidates(WORDS))
+        assert "SECRET" in MemoryToolkit(store, audiences="alice").memory_search(WORDS)
+
+
+@pytest.mark.parametrize("marker", ["", "public", "*"])
+def test_a_public_marker_is_public_and_all_markers_are_one_memory(marker: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = _store(tmp)
+        m = MemoryToolkit(store, audiences="alice").add(f"{WORDS} OPEN", audience=marker)
+        for reader in (None, "bob", ["alice", "bob"]):
+            assert [x.id for x in MemoryToolkit(store, audiences=reader).search(WORDS)] == [m.id]
+        for other in ("", "public", "*"):  # "public" is not a label of its own: the same memory again
+            assert MemoryToolkit(store).add(f"{WORDS} OPEN", audience=other).id == m.id
+        assert m.audience == "" and store.count_records("memory") == 1
+
+
+def test_a_toolkit_cannot_write_probe_or_retag_what_its_readers_may_not_read() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = _store(tmp)
+        alice = MemoryToolkit(store, audiences="alice")
+        secret = alice.add("alice is moving to Lisbon", tags=["private"], audience="alice")
+        for reader in (None, "bob", ["alice", "bob"]):
+            mem = MemoryToolkit(store, audiences=reader)
+            reply = mem.memory_add("alice is moving to Lisbon", ["probe"], audience="alice")
+            assert reply.startswith("error: audience 'alice'") and "remembered" not in reply, reply
+            assert mem.memory_remove(secret.id) == f"error: no memory with id {secret.id}"
+        assert store.get_record("memory", secret.id).tags == ("private",)
+        assert alice.memory_add("alice is moving to Lisbon", audience="alice").endswith("(it was remembered already)")
 
 
 @given(st.lists(label, max_size=5), label_value)
 def test_the_memory_source_follows_the_engine_reader(labels: list[str], reader: Any) -> None:
     readers = oracle_readers(reader)
     with tempfile.TemporaryDirectory() as tmp:
-        mem = MemoryToolkit(_store(tmp), namespace="p")
-        toks = []
-        for lab in labels:
-            tok = token()
-            mem.add(f"{WORDS} {tok}", audience=lab)
-            toks.append((tok, lab))
-        window = ContextEngine([mem.source(limit=50)], budget=100_000).build_sync(WORDS, reader=reader)
-        everything = "\n".join(
-            [window.to_text(), repr(window.to_messages("anthropic")), repr(window.report()), window.trace.explain()]
-        )
-        for tok, lab in toks:
-            if oracle_may_read(oracle_audience(lab), readers):
-                assert tok in window.to_text()
-            else:
-                assert tok not in everything
+        store = _store(tmp)
+        mems = _remember(store, labels)
+        # the source of a toolkit for the build's reader, and the default (anonymous) one's
+        for toolkit_reader in (reader, None):
+            mem = MemoryToolkit(store, namespace="p", audiences=toolkit_reader)
+            window = ContextEngine([mem.source(limit=50)], budget=100_000).build_sync(WORDS, reader=reader)
+            everything = "\n".join(
+                [window.to_text(), repr(window.to_messages("anthropic")), repr(window.report()), window.trace.explain()]
+            )
+            for tok, lab, _ in mems:
+                aud = oracle_audience(lab)
+                if oracle_may_read(aud, readers) and (toolkit_reader is reader or aud is None):
+                    assert tok in window.to_text()
+                else:
+                    assert tok not in everything
 
 
 def test_a_toolkit_for_one_reader_given_as_a_str_is_that_reader() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = _store(tmp)
-        MemoryToolkit(store, namespace="p").add(f"{WORDS} SECRET", audience="a")
+        MemoryToolkit(store, namespace="p", audiences="a").add(f"{WORDS} SECRET", audience="a")
         assert "SECRET" not in MemoryToolkit(store, namespace="p", audiences="alice").memory_search(WORDS)
 
 

@@ -114,7 +114,10 @@ def test_namespaces_and_audiences(store: Any) -> None:
     assert guest.get(secret.id) is None and guest.remove(secret.id) is False  # cannot touch it
     with pytest.raises(ValueError, match="audience 'carol'"):
         owner.add("x", audience="carol")
-    assert MemoryToolkit(store, namespace="p").search("salary")[0].audience == "alice"  # unfiltered sees all
+    # the default toolkit is an anonymous reader (public only), like the engine's default
+    assert [m.text for m in MemoryToolkit(store, namespace="p").search("salary office private opens")] == [
+        "the office opens at 9"
+    ]
 
 
 def test_memory_tools_return_text(store: Any) -> None:

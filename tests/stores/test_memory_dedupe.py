@@ -26,21 +26,23 @@ def test_re_adding_a_memory_returns_the_stored_one(store: Any) -> None:
 
 
 def test_namespace_audience_and_text_each_make_a_different_memory(store: Any) -> None:
-    proj = MemoryToolkit(store, namespace="proj", audiences={"alice", "bob"})
+    proj = MemoryToolkit(store, namespace="proj")
+    alice = MemoryToolkit(store, namespace="proj", audiences="alice")
+    bob = MemoryToolkit(store, namespace="proj", audiences="bob")
     other = MemoryToolkit(store, namespace="other")
     ids = {
         proj.add("prefers short answers").id,
-        proj.add("prefers short answers", audience="alice").id,
-        proj.add("prefers short answers", audience="bob").id,
+        alice.add("prefers short answers", audience="alice").id,
+        bob.add("prefers short answers", audience="bob").id,
         proj.add("Prefers short answers").id,  # text is compared exactly
         other.add("prefers short answers").id,
     }
     assert len(ids) == 5 and store.count_records(COLLECTION) == 5
     assert store.count_records(COLLECTION, scope="proj") == 4
     # removing one leaves its twins in other audiences and namespaces
-    proj.remove(proj.add("prefers short answers", audience="bob").id)
+    bob.remove(bob.add("prefers short answers", audience="bob").id)
     assert store.count_records(COLLECTION) == 4
-    assert sorted(m.audience for m in proj.search("short answers", limit=10) if m.text == "prefers short answers") == [
+    assert sorted(m.audience for m in alice.search("short answers", limit=10) if m.text == "prefers short answers") == [
         "",
         "alice",
     ]
@@ -64,9 +66,9 @@ def test_a_namespace_must_be_text(store: Any) -> None:
 
 
 def test_audiences_given_as_one_str_is_that_one_reader(store: Any) -> None:
-    MemoryToolkit(store, namespace="p").add("the a-team secret", audience="a")
+    MemoryToolkit(store, namespace="p", audiences="a").add("the a-team secret", audience="a")
     alice = MemoryToolkit(store, namespace="p", audiences="alice")
     assert alice.audiences == frozenset({"alice"})
     assert alice.search("secret") == []  # "a" is not one of alice's labels
-    with pytest.raises(TypeError, match="audiences: expected a str or an iterable of str"):
+    with pytest.raises(TypeError, match="audiences: every label must be a str, got int"):
         MemoryToolkit(store, namespace="p", audiences=[1, 2])  # type: ignore[list-item]

@@ -3,10 +3,16 @@
 ``memory_add``, ``memory_search`` and ``memory_remove`` are tools an agent calls; the same
 memories are also a ctxsieve source (``MemoryToolkit.source()``), so recalled facts compete for
 the one budget with everything else. ``namespace`` separates projects (``None`` searches all of
-them and writes to ``"default"``; any string, ``""`` included, is used as it is). ``audience``
-labels who may see a memory: ``""`` is anyone; a toolkit built with ``audiences={...}`` only ever
-finds unlabelled memories and those labels, and the filter runs in the store's query, before any
-ranking or budgeting.
+them and writes to ``"default"``; any string, ``""`` included, is used as it is).
+
+A memory's ``audience`` is one label (who may see it) or a public marker (``""``, ``"public"``,
+``"*"``: anyone). ``audiences`` names the readers the toolkit serves, with the rules of
+``ctxsieve.audience`` (those of the engine, admission and ``SessionHistory``): the default
+``None`` is an anonymous reader, who finds public memories only; ``audiences="alice"`` also finds
+alice's; a group ``{"alice", "bob"}`` finds only what every one of them may read, so public
+memories (a memory names one reader). The filter runs in the store's query, before any ranking
+or budgeting. A toolkit writes, and removes, only memories its readers may read back, so an
+agent cannot probe or change another reader's memories.
 
 A memory's id is derived from its namespace, audience and text, so adding the same text again
 (an agent rerun, two processes at once) returns the memory already stored instead of a copy;
@@ -34,6 +40,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ctxsieve.audience import PUBLIC_MARKERS, Readers, eligible, parse_audience, parse_readers
 from ctxsieve.stores import Record, SearchFilter, open_store
 
 COLLECTION = "memory"
@@ -77,17 +84,20 @@ class MemoryToolkit:
             raise TypeError(f"namespace: expected a str or None, got {type(namespace).__name__}")
         self.store = open_store() if store is None else store
         self.namespace = namespace
-        # one label given as a str is that one reader (as a ContextItem's audience is), never
-        # the set of its characters: audiences="alice" must not let reader "a" in
-        readers = (audiences,) if isinstance(audiences, str) else audiences
-        self.audiences = None if readers is None else frozenset(readers)
-        if self.audiences is not None and not all(isinstance(a, str) for a in self.audiences):
-            raise TypeError(f"audiences: expected a str or an iterable of str, got {audiences!r:.80}")
+        # the readers of every call (None: anonymous); a str is one reader, never its characters
+        self.audiences: Readers = parse_readers(audiences, "audiences")
         self.max_chars = max_chars
 
     def _filter(self) -> SearchFilter:
-        visible = None if self.audiences is None else self.audiences | {""}
-        return SearchFilter(scope=self.namespace, audiences=visible)
+        # A memory names one label, so by ctxsieve.audience's rule it reaches these readers when
+        # it is public or when they are that label's one reader: the labels to match in the query.
+        labels = PUBLIC_MARKERS
+        if self.audiences is not None and len(self.audiences) == 1:
+            labels = labels | self.audiences
+        return SearchFilter(scope=self.namespace, audiences=labels)
+
+    def _readable(self, audience: str) -> bool:
+        return eligible(parse_audience(audience), self.audiences)
 
     def add(self, text: str, tags: Iterable[str] = (), audience: str = "") -> Memory:
         """Store a memory and return it; the same text for the same audience in the same
@@ -105,8 +115,16 @@ class MemoryToolkit:
             raise TypeError("tags: expected a list of strings")
         if not isinstance(audience, str):
             raise TypeError(f"audience: expected a str, got {type(audience).__name__}")
-        if self.audiences is not None and audience and audience not in self.audiences:
-            raise ValueError(f"audience {audience!r} is not one this toolkit may write ({sorted(self.audiences)})")
+        if not self._readable(audience):
+            # writing it would also tell the agent whether that reader already has it (the
+            # "remembered already" reply) and let it change their tags
+            who = "an anonymous reader" if self.audiences is None else f"readers {sorted(self.audiences)}"
+            raise ValueError(
+                f"audience {audience!r}: this toolkit serves {who} and writes only memories they may read"
+                " (public ones, or their one reader's)"
+            )
+        # every public marker is the same audience, so the same public memory has one id
+        audience = "" if parse_audience(audience) is None else audience
         text = text.strip()
         scope = "default" if self.namespace is None else self.namespace
         clean_tags = tuple(dict.fromkeys(t.strip() for t in tag_list if t.strip()))
@@ -137,7 +155,7 @@ class MemoryToolkit:
     def _visible(self, rec: Record) -> bool:
         if self.namespace is not None and rec.scope != self.namespace:
             return False
-        return self.audiences is None or rec.audience == "" or rec.audience in self.audiences
+        return self._readable(rec.audience)
 
     def remove(self, memory_id: str) -> bool:
         """Remove a memory this toolkit can see; False when there is none."""
@@ -153,7 +171,7 @@ class MemoryToolkit:
         Args:
             text: the memory, self-contained (it will be read without this conversation).
             tags: optional labels, searched together with the text.
-            audience: who may see it ("" for anyone, or a label such as a user id).
+            audience: who may see it ("" for anyone, or the label of the user you serve).
 
         Returns the memory's id (the one it already had when it was remembered before), or a
         line starting with "error:".
