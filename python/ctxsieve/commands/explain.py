@@ -5,6 +5,8 @@ why, then the build's events and the window's totals. ``--objects module:name`` 
 mapping of the Python objects the policy names (pipelines, message lists, callables).
 A scorer endpoint in the policy is used only with ``--allow-endpoint URL`` (and
 ``--allow-env NAME`` for its key variable): the file alone cannot send anything anywhere.
+``--reader LABEL`` (repeatable: a group) builds the window a signed-in reader would get; without
+it the window is an anonymous reader's, public content only.
 """
 
 from __future__ import annotations
@@ -28,8 +30,20 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--limit", type=int, default=None, help="show at most this many items")
     p.add_argument("--format", choices=("table", "plain", "json"), default="table")
     p.add_argument("--prompt", action="store_true", help="also print the rendered prompt")
+    add_reader_argument(p, "the window")
     add_trust_arguments(p)
     p.set_defaults(run=run)
+
+
+def add_reader_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """``--reader LABEL``, repeatable: who reads (ctxsieve.audience); none given: anonymous."""
+    p.add_argument(
+        "--reader",
+        action="append",
+        default=None,
+        metavar="LABEL",
+        help=f"a reader {what} is for (repeat for a group); default: anonymous, public content only",
+    )
 
 
 def add_trust_arguments(p: argparse.ArgumentParser) -> None:
@@ -73,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     engine = load_engine(
         args.config, load_objects(args.objects), allow_endpoints=args.allow_endpoint, allow_env=args.allow_env
     )
-    window = engine.build_sync(args.query)
+    window = engine.build_sync(args.query, reader=args.reader)
     trace = window.trace
     if args.format == "json":
         out = {"report": window.report(), "entries": [dataclasses.asdict(e) for e in trace]}

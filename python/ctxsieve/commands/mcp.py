@@ -5,9 +5,11 @@
 
 The tools read the store the agent's ``Offloader``, ``SessionHistory`` and ``MemoryToolkit``
 write (``ctx_read``, ``ctx_grep``, ``session_search``, ``memory_*``); ``--policy`` adds
-``build_context``. Everything is opened before the server starts, so a bad policy, objects
-module or store URL is one ``ctxsieve mcp: ...`` line on stderr and exit status 2, not a
-traceback the client would see only as "connection closed". Needs the ``mcp`` extra.
+``build_context``. ``--reader LABEL`` (repeatable: a group) is who the tools serve; without it
+an anonymous reader, public content only. Everything is opened before the server starts, so a
+bad policy, objects module or store URL is one ``ctxsieve mcp: ...`` line on stderr and exit
+status 2, not a traceback the client would see only as "connection closed". Needs the ``mcp``
+extra.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ctxsieve.commands.explain import add_trust_arguments, load_objects
+from ctxsieve.commands.explain import add_reader_argument, add_trust_arguments, load_objects
 from ctxsieve.errors import ConfigError, ContextError
 
 
@@ -27,6 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session", default="default", help="session id searched by session_search")
     p.add_argument("--namespace", default="default", help="memory namespace")
     p.add_argument("--name", default="ctxsieve", help="server name shown to clients")
+    add_reader_argument(p, "the tools serve")
     add_trust_arguments(p)
 
 
@@ -70,7 +73,13 @@ def server_from_args(args: argparse.Namespace) -> Any:
     store = _store(args.store)
     try:
         return mcp_server(
-            engine, store=store, session_id=args.session, namespace=args.namespace, budget=args.budget, name=args.name
+            engine,
+            store=store,
+            session_id=args.session,
+            namespace=args.namespace,
+            budget=args.budget,
+            name=args.name,
+            reader=args.reader,
         )
     except ValueError as exc:  # a session id or namespace the helpers refuse
         store.close()

@@ -3,6 +3,11 @@
 The agent tools are the plain functions the loop helpers already hand out (``tools()``): their
 names, signatures and docstrings are the tool schema each framework derives, so the three
 integrations describe the same tools in the same words.
+
+Every integration takes ``reader=``: who the agent serves (a label or a set of labels, with the
+rules of ``ctxsieve.audience``). It goes to every engine build and every helper the integration
+creates; the default None is an anonymous reader, who gets public content only. Helpers passed
+in keep the reader they were built with.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ctxsieve.audience import Readers, parse_readers, visible
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.stages.render import block
 
@@ -69,8 +75,9 @@ def agent_tools(
 def window_text(window: Window) -> str:
     """The window's items as prompt text, in window order: instructions as their text, every
     other item as a ``<context>`` block. History items are left out: the conversation is the
-    framework's own, and the model already has it."""
-    return "\n\n".join(block(i) for i in window.items if i.kind != "history")
+    framework's own, and the model already has it. Eligibility is checked again, as rendering
+    does, for the readers the window was built for."""
+    return "\n\n".join(block(i) for i in visible(window.items, window.readers)[0] if i.kind != "history")
 
 
 BUILD_CONTEXT_DOC = """Gather what is known about a question: the best-matching knowledge, memory and
@@ -87,16 +94,23 @@ def _failed(exc: Exception) -> str:
     return f"error: the context could not be built: {type(exc).__name__}: {exc}"
 
 
-def context_tool(engine: ContextEngine, *, budget: int | None = None) -> Callable[..., Any]:
-    """An async ``build_context(query)`` tool that runs ``engine`` and returns the window's
-    blocks (``window_text``). A failed build is reported as an ``error:`` line, like every other
-    ctxsieve tool, so a tool call never crashes the agent's run."""
+def readers_of(reader: Any) -> Readers:
+    """``reader`` checked once, where the integration is set up, so a bad one fails there with a
+    ``TypeError`` naming it rather than on the agent's first tool call."""
+    return parse_readers(reader, "reader")
+
+
+def context_tool(engine: ContextEngine, *, budget: int | None = None, reader: Any = None) -> Callable[..., Any]:
+    """An async ``build_context(query)`` tool that runs ``engine`` for ``reader`` (default:
+    anonymous) and returns the window's blocks (``window_text``). A failed build is reported as an
+    ``error:`` line, like every other ctxsieve tool, so a tool call never crashes the agent's run."""
+    readers = readers_of(reader)
 
     async def build_context(query: str) -> str:
         if not isinstance(query, str) or not query.strip():
             return "error: query must be a non-empty string"
         try:
-            window = await engine.build(query, budget=budget)
+            window = await engine.build(query, budget=budget, reader=readers)
         except Exception as exc:  # reported to the model, which can retry or move on
             return _failed(exc)
         return window_text(window) or f"[nothing relevant found for {query!r}]"
@@ -105,14 +119,15 @@ def context_tool(engine: ContextEngine, *, budget: int | None = None) -> Callabl
     return build_context
 
 
-def context_tool_sync(engine: ContextEngine, *, budget: int | None = None) -> Callable[..., str]:
+def context_tool_sync(engine: ContextEngine, *, budget: int | None = None, reader: Any = None) -> Callable[..., str]:
     """``context_tool`` for frameworks that call tools synchronously (``build_sync``)."""
+    readers = readers_of(reader)
 
     def build_context(query: str) -> str:
         if not isinstance(query, str) or not query.strip():
             return "error: query must be a non-empty string"
         try:
-            window = engine.build_sync(query, budget=budget)
+            window = engine.build_sync(query, budget=budget, reader=readers)
         except Exception as exc:  # reported to the model, which can retry or move on
             return _failed(exc)
         return window_text(window) or f"[nothing relevant found for {query!r}]"

@@ -27,7 +27,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import READ_TOOLS, agent_tools, context_tool, context_tool_sync, require
+from ctxsieve.integrations._common import (
+    READ_TOOLS,
+    agent_tools,
+    context_tool,
+    context_tool_sync,
+    readers_of,
+    require,
+)
 from ctxsieve.loop.adapters import parse_summary, summary_header
 from ctxsieve.stages.render import render
 
@@ -143,19 +150,21 @@ def langchain_tools(
     *,
     engine: ContextEngine | None = None,
     budget: int | None = None,
+    reader: Any = None,
 ) -> list[Any]:
     """The agent tools of whichever helpers are given, as ``StructuredTool``s; ``engine`` adds
-    ``build_context`` (sync and async). Schemas come from the functions' signatures, the
+    ``build_context`` (sync and async), built for ``reader`` (default: anonymous, public only;
+    the helpers keep their own readers). Schemas come from the functions' signatures, the
     descriptions from their docstrings."""
     tools = [
         _tools.StructuredTool.from_function(func=fn, name=fn.__name__, description=fn.__doc__ or fn.__name__)
         for fn in agent_tools(offloader, history, memory)
     ]
     if engine is not None:
-        afn = context_tool(engine, budget=budget)
+        afn = context_tool(engine, budget=budget, reader=reader)
         tools.append(
             _tools.StructuredTool.from_function(
-                func=context_tool_sync(engine, budget=budget),
+                func=context_tool_sync(engine, budget=budget, reader=reader),
                 coroutine=afn,
                 name="build_context",
                 description=afn.__doc__ or "build_context",
@@ -190,7 +199,8 @@ def insert_window(messages: Sequence[Any], window: Window) -> list[Any]:
     message (or as a new one), its other items as one context message just before the last
     human message. The window's own history items are left out: the conversation is here."""
     out = list(messages)
-    r = render(window.items, window.query, window.layout)
+    # rendering checks eligibility again, for the readers the window was built for
+    r = render(window.items, window.query, window.layout, readers=window.readers)
     if r.context:
         k = last_human(out)
         if k is not None:
@@ -204,9 +214,10 @@ def insert_window(messages: Sequence[Any], window: Window) -> list[Any]:
     return out
 
 
-def with_context(engine: ContextEngine, *, budget: int | None = None) -> Any:
+def with_context(engine: ContextEngine, *, budget: int | None = None, reader: Any = None) -> Any:
     """A ``Runnable`` (sync and async) adding ``engine``'s window for the last human message to
-    a message list; with no human message the list passes through unchanged.
+    a message list; with no human message the list passes through unchanged. The window is
+    built for ``reader`` (default: anonymous, public content only).
 
     >>> from ctxsieve import ContextEngine, StaticSource
     >>> kb = StaticSource("Refunds take 30 days.", kind="knowledge", stability="volatile")
@@ -216,6 +227,8 @@ def with_context(engine: ContextEngine, *, budget: int | None = None) -> Any:
     (['human', 'human'], True)
     """
 
+    readers = readers_of(reader)
+
     def _text_of(messages: list[Any]) -> str | None:
         k = last_human(messages)
         return None if k is None else content_text(messages[k].content)
@@ -223,12 +236,20 @@ def with_context(engine: ContextEngine, *, budget: int | None = None) -> Any:
     def add(value: Any) -> list[Any]:
         messages = _messages_in(value)
         query = _text_of(messages)
-        return messages if query is None else insert_window(messages, engine.build_sync(query, budget=budget))
+        return (
+            messages
+            if query is None
+            else insert_window(messages, engine.build_sync(query, budget=budget, reader=readers))
+        )
 
     async def aadd(value: Any) -> list[Any]:
         messages = _messages_in(value)
         query = _text_of(messages)
-        return messages if query is None else insert_window(messages, await engine.build(query, budget=budget))
+        return (
+            messages
+            if query is None
+            else insert_window(messages, await engine.build(query, budget=budget, reader=readers))
+        )
 
     return _runnables.RunnableLambda(add, afunc=aadd, name="ctxsieve_context")
 

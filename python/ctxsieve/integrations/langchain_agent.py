@@ -26,7 +26,7 @@ import copy
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import require
+from ctxsieve.integrations._common import readers_of, require
 from ctxsieve.integrations.langchain import (
     LangChainAdapter,
     content_text,
@@ -75,6 +75,8 @@ class ContextMiddleware(AgentMiddleware):
 
     Every argument is optional; give the ones you want. ``history`` and ``memory`` only add
     their tools (pass the same ``history`` to the compactor to archive what it summarises).
+    ``reader`` is who the agent serves: the engine's window is built for it (default: anonymous,
+    public content only); ``history`` and ``memory`` keep the reader they were built with.
     """
 
     def __init__(
@@ -86,10 +88,12 @@ class ContextMiddleware(AgentMiddleware):
         history: SessionHistory | None = None,
         memory: MemoryToolkit | None = None,
         budget: int | None = None,
+        reader: Any = None,
     ):
         super().__init__()
         self.engine = engine
         self.budget = budget
+        self.readers = readers_of(reader)
         self.compactor = _with_adapter(compactor)
         self.offloader = _with_adapter(offloader)
         has_tools = offloader is not None or history is not None or memory is not None
@@ -156,14 +160,14 @@ class ContextMiddleware(AgentMiddleware):
         query = self._query(request)
         if query is None or self.engine is None:
             return handler(request)
-        window = _run(self.engine.build(query, budget=self.budget))
+        window = _run(self.engine.build(query, budget=self.budget, reader=self.readers))
         return handler(self._with_window(request, window))
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         query = self._query(request)
         if query is None or self.engine is None:
             return await handler(request)
-        window = await self.engine.build(query, budget=self.budget)
+        window = await self.engine.build(query, budget=self.budget, reader=self.readers)
         return await handler(self._with_window(request, window))
 
 

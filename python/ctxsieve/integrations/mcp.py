@@ -5,6 +5,8 @@ whichever helpers it is given: ``ctx_read`` / ``ctx_grep`` (an ``Offloader``),
 ``session_search`` (a ``SessionHistory``), ``memory_add`` / ``memory_search`` /
 ``memory_remove`` (a ``MemoryToolkit``) and ``build_context`` (a ``ContextEngine``). With
 ``store=`` every helper not passed is created on that store, so one URL gives the whole set.
+``reader=`` is who the server serves (a label or a set of labels): the helpers it creates and
+``build_context`` give that reader their content; by default an anonymous reader, public only.
 
 Because the helpers read their store, the server can run in its own process next to the agent:
 ``ctxsieve mcp --store sqlite:////path/ctx.db`` (or ``python -m ctxsieve.integrations.mcp``,
@@ -25,7 +27,7 @@ import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import context_tool, require
+from ctxsieve.integrations._common import context_tool, readers_of, require
 from ctxsieve.loop.memory import MemoryToolkit
 from ctxsieve.loop.offloader import Offloader
 from ctxsieve.loop.session import SessionHistory
@@ -61,20 +63,23 @@ def mcp_server(
     namespace: str | None = "default",
     budget: int | None = None,
     name: str = "ctxsieve",
+    reader: Any = None,
 ) -> Any:
     """An MCP server with the tools of the helpers given (``store``, a store or a URL, creates
-    the missing ones on it). Raises ``ValueError`` when there would be no tool at all."""
+    the missing ones on it, for ``reader``). Raises ``ValueError`` when there would be no tool at
+    all, ``TypeError`` when ``reader`` is not a label or a set of labels."""
+    readers = readers_of(reader)
     if store is not None:
         shared = open_store(store) if isinstance(store, str) else store
         offloader = offloader or Offloader(shared)
-        history = history or SessionHistory(shared, session_id)
-        memory = memory or MemoryToolkit(shared, namespace=namespace)
+        history = history or SessionHistory(shared, session_id, reader=readers)
+        memory = memory or MemoryToolkit(shared, namespace=namespace, audiences=readers)
     fns: list[Any] = []
     for helper in (offloader, history, memory):
         if helper is not None:
             fns.extend(helper.tools())
     if engine is not None:
-        fns.append(context_tool(engine, budget=budget))
+        fns.append(context_tool(engine, budget=budget, reader=readers))
     if not fns:
         raise ValueError("mcp_server: give an engine, a store, or at least one of offloader, history, memory")
     server = _mcpserver.MCPServer(name, instructions=INSTRUCTIONS)

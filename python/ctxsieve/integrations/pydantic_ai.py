@@ -27,7 +27,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import READ_TOOLS, agent_tools, context_tool, require, window_text
+from ctxsieve.integrations._common import READ_TOOLS, agent_tools, context_tool, readers_of, require, window_text
 from ctxsieve.loop.adapters import parse_summary, summary_header
 
 _pai = require("pydantic_ai", "pydantic-ai", "pydantic-ai-slim")
@@ -220,21 +220,25 @@ def pydantic_ai_tools(
     *,
     engine: ContextEngine | None = None,
     budget: int | None = None,
+    reader: Any = None,
 ) -> list[Any]:
     """The agent tools of whichever helpers are given as ``Tool``s (argument descriptions come
-    from the Google-style docstrings); ``engine`` adds ``build_context``."""
+    from the Google-style docstrings); ``engine`` adds ``build_context``, built for ``reader``
+    (default: anonymous, public only; the helpers keep their own readers)."""
     fns: list[Any] = list(agent_tools(offloader, history, memory))
     if engine is not None:
-        fns.append(context_tool(engine, budget=budget))
+        fns.append(context_tool(engine, budget=budget, reader=reader))
     if not fns:
         raise ValueError("pydantic_ai_tools: give at least one of offloader, history, memory or engine")
     return [_pai.Tool(fn, takes_ctx=False, name=fn.__name__, docstring_format="google") for fn in fns]
 
 
-def context_instructions(engine: ContextEngine, *, budget: int | None = None) -> Any:
+def context_instructions(engine: ContextEngine, *, budget: int | None = None, reader: Any = None) -> Any:
     """An async instructions function: the window ``engine`` builds for the run's text prompt
-    (nothing when the run has no text prompt, e.g. a continued run). PydanticAI evaluates
-    instructions for every model request of a run, so the engine builds once per request."""
+    and ``reader`` (default: anonymous, public content only); nothing when the run has no text
+    prompt, e.g. a continued run. PydanticAI evaluates instructions for every model request of a
+    run, so the engine builds once per request."""
+    readers = readers_of(reader)
 
     async def ctxsieve_context(ctx: Any) -> str:
         prompt = ctx.prompt
@@ -242,7 +246,7 @@ def context_instructions(engine: ContextEngine, *, budget: int | None = None) ->
             prompt = "\n".join(p for p in prompt or () if isinstance(p, str))
         if not prompt.strip():
             return ""
-        return window_text(await engine.build(prompt, budget=budget))
+        return window_text(await engine.build(prompt, budget=budget, reader=readers))
 
     # pydantic-ai tells instructions functions that take the run context by the annotation
     ctxsieve_context.__annotations__ = {"ctx": _pai.RunContext, "return": str}
