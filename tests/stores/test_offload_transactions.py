@@ -325,3 +325,27 @@ def test_a_postgres_chunks_table_of_the_earlier_layout_is_upgraded_on_open(targe
         assert store._query(f"SELECT count(*) FROM pg_indexes WHERE indexname = '{store.ns}_chunks_staged'")[0][0] == 1
     finally:
         store.close()
+
+
+def test_interleaved_writers_of_one_blob_never_mix(target: Any) -> None:
+    # with staging on every backend the second writer no longer waits for the first: it starts
+    # and finishes while the first is half way, and the blob is wholly the last to finish
+    a, b = target.open(), target.open()
+    text_a, text_b = "writer a\n" * 200, "writer b, longer\n" * 120
+    try:
+
+        def chunks_of_a() -> Iterator[Any]:
+            for k, c in enumerate(iter_chunks([text_a], chunk_chars=128)):
+                if k == 3:
+                    b.put_blob("shared", iter_chunks([text_b], chunk_chars=128))
+                    assert "".join(x.text for x in a.iter_blob("shared")) == text_b
+                yield c
+
+        info = a.put_blob("shared", chunks_of_a())
+        assert info.chars == len(text_a)
+        assert "".join(c.text for c in b.iter_blob("shared")) == text_a
+        assert b.blob_info("shared") == info
+        assert _leftover_chunks(a) == 0
+    finally:
+        a.close()
+        b.close()

@@ -102,8 +102,7 @@ def test_interleaved_blob_writers_never_mix(redis_target: Any) -> None:
     """Two writers of one blob id on two connections (two processes, as far as the server can
     tell), the second starting and finishing while the first is half way: the blob is wholly
     one of them (the last to finish), never chunks of both, and a write that fails leaves no
-    keys behind. (SQLite and PostgreSQL write a blob in one transaction: the second writer
-    waits for the first.)"""
+    keys behind. (The same interleaving on every backend: test_offload_transactions.py.)"""
     ns = redis_target.namespace
     a, b = redis_target.open(), redis_target.open()
     text_a, text_b = "writer a\n" * 200, "writer b, longer\n" * 120
