@@ -349,3 +349,51 @@ def test_interleaved_writers_of_one_blob_never_mix(target: Any) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_simultaneous_postgres_publishes_of_one_blob_both_succeed(target: Any) -> None:
+    # two writers publishing one id at once: the second waits for the first and replaces it
+    # (it failed with a duplicate key: its snapshot did not see the first's chunks to delete)
+    if target.backend != "postgres":
+        pytest.skip("the publish of PostgreSQL's staging")
+    a, b = target.open(), target.open()
+    ns = a.ns
+    a.put_blob("shared", iter_chunks(["old\n" * 50], chunk_chars=CHUNK))
+    real = a._db
+
+    class SlowPublish:  # holds a's publish open after it deleted the old version
+        def __init__(self, conn: Any) -> None:
+            self.conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.conn, name)
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            cur = self.conn.execute(sql, *args)
+            if sql.startswith(f"DELETE FROM {ns}_blobs"):
+                time.sleep(0.5)
+            return cur
+
+    a._db = lambda: SlowPublish(real())
+    out: dict[str, Any] = {}
+
+    def run(name: str, store: Any, text: str) -> None:
+        try:
+            out[name] = store.put_blob("shared", iter_chunks([text], chunk_chars=CHUNK)).chars
+        except Exception as exc:  # reported by the assertion below
+            out[name] = exc
+
+    try:
+        ta = threading.Thread(target=run, args=("a", a, "a\n" * 100))
+        ta.start()
+        time.sleep(0.2)
+        tb = threading.Thread(target=run, args=("b", b, "bb\n" * 100))
+        tb.start()
+        ta.join(30)
+        tb.join(30)
+        assert out == {"a": 200, "b": 300}
+        assert "".join(c.text for c in b.iter_blob("shared")) == "bb\n" * 100
+        assert _leftover_chunks(b) == 0
+    finally:
+        a.close()
+        b.close()

@@ -71,6 +71,9 @@ def put_blob(store: PostgresStore, blob_id: str, chunks: Iterable[BlobChunk]) ->
         with store._lock:
             conn = store._db()
             with conn.transaction():
+                # one publish of a blob id at a time: a second one started meanwhile would not
+                # see the first's chunks (its snapshot predates them) and collide with them
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ctxsieve-blob-{ns}:{blob_id}",))
                 # locked first, so a concurrent sweep can no longer take any of them
                 have = conn.execute(
                     f"SELECT count(*) FROM (SELECT 1 FROM {ns}_blob_chunks WHERE blob_id = %s FOR UPDATE) s",
