@@ -1,4 +1,5 @@
-"""Text helpers shared by the backends: line-aligned chunking, query terms, record rows."""
+"""Text helpers shared by the backends: line-aligned chunking, query terms, search requests, and
+``escape``, the one lossless encoding of identities for every store."""
 
 from __future__ import annotations
 
