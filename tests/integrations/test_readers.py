@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from integration_helpers import SECRET, labelled_engine
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
@@ -25,6 +27,14 @@ from ctxsieve.integrations.langchain_agent import ContextMiddleware
 from ctxsieve.integrations.mcp import mcp_server
 from ctxsieve.integrations.pydantic_ai import context_instructions, pydantic_ai_tools
 from ctxsieve.loop import MemoryToolkit, SessionHistory
+from tests.engine.audience_strategies import (
+    frozen,
+    label_value,
+    oracle_audience,
+    oracle_may_read,
+    oracle_readers,
+    token,
+)
 
 # readers that must get public content only: the default, someone else, a group with alice
 OTHERS: list[Any] = [None, "bob", ["alice", "bob"]]
@@ -206,3 +216,25 @@ async def test_ctxsieve_mcp_reader_option(tmp_path: Any) -> None:
     for extra in ([], ["--reader", "bob"], ["--reader", "alice", "--reader", "bob"]):
         out = await _mcp_replies(server(*extra), tools)
         assert SECRET not in out and "last Friday" in out, (extra, out)
+
+
+# -- property: what the framework's prompt gets is what the reader may read -----------------------
+
+
+@given(st.lists(label_value, max_size=4), label_value)
+def test_the_rendered_framework_prompt_holds_exactly_what_the_reader_may_read(labels: list[Any], reader: Any) -> None:
+    from ctxsieve import ContextEngine, ContextItem, StaticSource
+
+    readers = oracle_readers(reader)
+    toks = [token() for _ in labels]
+    items = [
+        ContextItem(f"kb:{t}", f"payroll {t}", "kb", "knowledge", "volatile", score=1.0, audience=frozen(lab))
+        for t, lab in zip(toks, labels)
+    ]
+    engine = ContextEngine([StaticSource(items, name="kb")], budget=100_000)
+    prompt = repr(with_context(engine, reader=reader).invoke([HumanMessage("payroll")]))
+    tool = next(t for t in langchain_tools(engine=engine, reader=reader) if t.name == "build_context")
+    reply = tool.invoke({"query": "payroll"})
+    for t, lab in zip(toks, labels):
+        allowed = oracle_may_read(oracle_audience(lab), readers)
+        assert (t in prompt) == allowed and (t in reply) == allowed, (lab, reader)
