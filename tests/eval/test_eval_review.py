@@ -323,3 +323,17 @@ def test_a_configuration_named_twice_runs_once(tmp_path):
     # before, the row held twice the calls and compared the two runs' stable hashes at the seam
     rows = summarize(run(prepare(load_corpus(write(tmp_path))), configs, [750]))
     assert {(r.config, r.calls) for r in rows} == {("scored_knapsack/seed", 2), ("scored_knapsack/cache", 2)}
+
+
+def test_a_budget_given_twice_runs_once():
+    from ctxsieve.commands.eval import _budgets
+
+    assert _budgets("2000,750,750") == [750, 2000]  # [2000, 750, 750] ran 750 twice into one row
+
+
+def test_a_page_both_relevant_and_a_distractor_is_an_error(tmp_path):
+    questions = [QUESTIONS[0] | {"distractors": ["loans", "loans-old"]}, QUESTIONS[1]]
+    with pytest.raises(
+        CorpusError, match=r"questions\.jsonl:1: field 'distractors': also listed as relevant: \['loans'\]"
+    ):
+        load_corpus(write(tmp_path, questions=questions))

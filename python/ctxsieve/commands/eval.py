@@ -28,7 +28,8 @@ def _budgets(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"budgets must be comma-separated integers, got {text!r}") from None
     if not values or any(v <= 0 for v in values):
         raise argparse.ArgumentTypeError(f"budgets must be positive integers, got {text!r}")
-    return values
+    # a budget given twice would run twice into one row (twice the calls, hashes compared at the seam)
+    return sorted(set(values))
 
 
 def _positive(text: str) -> int:

@@ -263,6 +263,10 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
             unknown = [i for i in ids if i not in docs]
             if unknown:
                 raise r.error(name, f"unknown document ids {unknown}")
+        both = sorted(set(relevant) & set(distractors))
+        if both:
+            # a page cannot both answer the question and only look like an answer
+            raise r.error("distractors", f"also listed as relevant: {both}")
         # a question without a session is a one-turn session of its own
         session = r.text("session", qid)
         turn = r.integer("turn", max(turns.get(session, {}), default=0) + 1)
