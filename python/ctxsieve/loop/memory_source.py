@@ -4,8 +4,9 @@ Each matching memory becomes a ``ContextItem`` of kind ``memory`` with the store
 its raw score (the engine calibrates it against the other sources), the memory's tags and
 namespace in ``meta``, and its audience label, so admission can keep a private memory away from
 anyone it is not meant for. It proposes only the memories its toolkit's readers may read (a
-default toolkit: public ones), so a build for a signed-in reader needs a toolkit for that reader. Store I/O makes it a blocking source: the engine runs it on a worker
-thread under its timeout.
+default toolkit: public ones), so a build for a signed-in reader needs a toolkit for that
+reader. Store I/O makes it a blocking source: the engine runs it on a worker thread under its
+timeout.
 """
 
 from __future__ import annotations
