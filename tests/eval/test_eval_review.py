@@ -337,3 +337,35 @@ def test_a_page_both_relevant_and_a_distractor_is_an_error(tmp_path):
         CorpusError, match=r"questions\.jsonl:1: field 'distractors': also listed as relevant: \['loans'\]"
     ):
         load_corpus(write(tmp_path, questions=questions))
+
+
+def test_the_recorded_depth_never_exceeds_what_the_corpus_holds(tmp_path):
+    assets = prepare(load_corpus(write(tmp_path)))
+    assert assets.engine_depth(50_000) == (3, 3)  # (500, 327)-like figures before, for 3 chunks
+    assert assets.engine_depth(750) == (3, 3)
+
+
+def test_no_label_or_eval_word_reaches_any_prompt(tmp_path):
+    # every kind, status, question type and distractor, through every configuration, both modes,
+    # a small and a large budget: the prompts (and the chat messages level 2 sends) hold none of
+    # the corpus's labels or the eval's words; "deprecated" is the documented signal
+    kinds = ["policy", "error", "howto", "noise", "other"]
+    docs = [d | {"kind": k} for d, k in zip(DOCS, kinds)]
+    docs += [{"id": "d4", "title": "Opening hours", "kind": "noise", "text": "The desk opens at 9 and closes at 18."}]
+    types = ["changed_policy", "paraphrase"]
+    questions = [
+        q | {"type": t, "distractors": ["loans-old"] if t == "changed_policy" else []} for q, t in zip(QUESTIONS, types)
+    ]
+    questions += [{"id": "c", "question": "When does the desk open?", "relevant": [], "type": "unanswerable"}]
+    records = run(
+        prepare(load_corpus(write(tmp_path, docs, questions))),
+        default_configs(),
+        [300, 4000],
+        modes=("session", "question"),
+    )
+    text = "\n".join(r.prompt + json.dumps(r.messages) for r in records)
+    words = ["noise", "howto", "policy", "human-reviewed", "support-team", "docs-team", "legal", "trust"]
+    words += ["superseded", "status", "active", "exact_id", "paraphrase", "changed_policy", "unanswerable"]
+    words += ["distractor", "relevant", "Tessel", 'kind="error"']
+    assert [w for w in words if w in text] == []
+    assert "loans-old" in text  # the control shows the superseded page: the check saw it

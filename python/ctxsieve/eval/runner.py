@@ -81,10 +81,16 @@ class EvalAssets:
     doc_sizes: dict[str, int] = field(default_factory=dict)  # tokens of each document's chunks
     chunk_tokens: float = 1.0  # mean estimated tokens of a chunk, for the candidate depth
     depth: Depth = field(default_factory=Depth)
+    chunk_count: int = 0  # chunks in the index: no retriever can propose more
 
     def engine_depth(self, budget: int) -> tuple[int, int]:
+        """Chunks and concepts proposed per call at ``budget``, at most what the corpus holds (so
+        that ``environment.depth`` says what was proposed, not 500 of a 90-chunk corpus)."""
         pages = sum(self.doc_sizes.values()) / max(len(self.doc_sizes), 1)
-        return self.depth.resolve(budget, self.chunk_tokens, pages)
+        rag, okf = self.depth.resolve(budget, self.chunk_tokens, pages)
+        if self.chunk_count:
+            rag = min(rag, self.chunk_count)
+        return rag, min(okf, max(len(self.corpus.documents), 1))
 
     def engine(self, config: EvalConfig, messages: Any, budget: int, scorer: Any) -> ContextEngine:
         return make_engine(
@@ -129,6 +135,7 @@ def prepare(
         sizes,
         chunk_tokens=sum(chunk_sizes) / max(len(chunk_sizes), 1),
         depth=depth or Depth(),
+        chunk_count=len(chunks),
     )
 
 
