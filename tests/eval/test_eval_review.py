@@ -369,3 +369,19 @@ def test_no_label_or_eval_word_reaches_any_prompt(tmp_path):
     words += ["distractor", "relevant", "Tessel", 'kind="error"']
     assert [w for w in words if w in text] == []
     assert "loans-old" in text  # the control shows the superseded page: the check saw it
+
+
+@pytest.mark.parametrize("name", ["documents.jsonl", "questions.jsonl", "answers.jsonl", "corpus.json"])
+def test_a_corpus_file_that_cannot_be_read_is_a_corpus_error(tmp_path, name):
+    root = write(tmp_path)
+    (root / name).unlink(missing_ok=True)
+    (root / name).mkdir()  # IsADirectoryError came out as a traceback
+    with pytest.raises(CorpusError, match=rf"{name}: cannot read: Is a directory"):
+        load_corpus(root)
+
+
+def test_a_lone_surrogate_in_corpus_json_is_a_corpus_error(tmp_path):
+    root = write(tmp_path)
+    (root / "corpus.json").write_text('{"product": "Bib\\ud800lio"}', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"corpus\.json: field 'product': lone surrogate \\ud800 at character 3"):
+        load_corpus(root)

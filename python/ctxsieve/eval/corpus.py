@@ -124,13 +124,19 @@ def default_corpus_dir() -> Path:
     return shipped_corpora()["tessel"]
 
 
-def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CorpusError(path, 0, "", "file not found") from None
     except UnicodeDecodeError as exc:
         raise CorpusError(path, 0, "", f"not UTF-8 ({exc.reason})") from None
+    except OSError as exc:  # a directory by that name, no permission: where, not a traceback
+        raise CorpusError(path, 0, "", f"cannot read: {exc.strerror or exc}") from None
+
+
+def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    text = _read(path)
     out = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -309,13 +315,12 @@ def load_info(path: Path) -> CorpusInfo:
     if not path.exists():
         return CorpusInfo()
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CorpusError(path, 0, "", f"not UTF-8 ({exc.reason})") from None
+        raw = json.loads(_read(path))
     except json.JSONDecodeError as exc:
         raise CorpusError(path, exc.lineno, "", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(raw, dict):
         raise CorpusError(path, 0, "", f"expected a JSON object, got {type(raw).__name__}")
+    _check_unicode(path, 0, raw)
     r = _Row(path, 0, raw, INFO_FIELDS)
     return CorpusInfo(**{name: r.text(name, "") for name in INFO_FIELDS})
 
