@@ -4,7 +4,11 @@
 from typing import Final, final
 
 __all__ = [
+    "MAX_BETA",
+    "MAX_COUNT",
     "UNICODE_VERSION",
+    "InternalError",
+    "_panic_for_tests",
     "Bm25Index",
     "cache_order",
     "content_hash",
@@ -17,6 +21,13 @@ __all__ = [
 ]
 
 UNICODE_VERSION: Final[str]
+MAX_COUNT: Final[int]
+MAX_BETA: Final[float]
+
+class InternalError(RuntimeError):
+    """A Rust panic, raised as an ``Exception`` instead of crossing the boundary."""
+
+def _panic_for_tests(message: str) -> None: ...
 
 def estimate_tokens(texts: list[str], bytes_per_token: float) -> list[int]: ...
 def words(text: str) -> list[str]: ...
@@ -51,7 +62,7 @@ def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]: ...
 
 @final
 class Bm25Index:
-    def __new__(cls, docs: list[str], k1: float = 1.2, b: float = 0.75) -> Bm25Index: ...
+    def __new__(cls, docs: list[str], k1: float | None = None, b: float | None = None) -> Bm25Index: ...
     def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
     def __len__(self) -> int: ...
 
