@@ -40,7 +40,7 @@ from ctxsieve.kernels._unicode_tables import LOWER, SPACE_RANGES, WORD_RANGES
 from ctxsieve.kernels._unicode_tables import UNICODE_VERSION as UNICODE_VERSION
 from ctxsieve.kernels.limits import MAX_BETA as MAX_BETA
 from ctxsieve.kernels.limits import MAX_COUNT as MAX_COUNT
-from ctxsieve.kernels.limits import check_beta, check_count, saturate
+from ctxsieve.kernels.limits import check_beta, check_count
 
 SHINGLE_WORDS = 5
 
@@ -245,7 +245,12 @@ def estimate_tokens(texts: list[Any], bytes_per_token: float) -> list[int]:
     """ceil(UTF-8 length / bytes_per_token) per text, at most ``MAX_COUNT``."""
     texts = check_str_list("texts", snapshot("texts", texts))
     bytes_per_token = check_positive("bytes_per_token", bytes_per_token)
-    return [saturate(math.ceil(utf8_len(t) / bytes_per_token)) for t in texts]
+    return [_ceil_count(utf8_len(t) / bytes_per_token) for t in texts]
+
+
+def _ceil_count(x: float) -> int:
+    # compared before ceil: a tiny divisor makes x infinite, which has no int
+    return MAX_COUNT if x >= MAX_COUNT else math.ceil(x)
 
 
 def dedupe(
@@ -264,7 +269,8 @@ def dedupe(
     if not 0 < threshold <= 1:
         raise ValueError("threshold: must be in (0, 1]")
     names = ("texts", "ids", "scores", "pinned", "history")
-    texts, ids, scores, pinned, history = lists = [snapshot(n, v) for n, v in zip(names, (texts, ids, scores, pinned, history))]
+    args = (texts, ids, scores, pinned, history)
+    texts, ids, scores, pinned, history = lists = [snapshot(n, v) for n, v in zip(names, args)]
     check_lengths(names, lists)
     texts = check_str_list("texts", texts)
     ids = check_str_list("ids", ids)
