@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyString};
 
 use crate::py_args::{
     beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
@@ -347,13 +347,14 @@ impl PyBm25Index {
 
 /// The calibrated costs, checked element by element in the order and with the messages of
 /// `kernels/calibrated.py::check_costs`.
-fn calibrated_costs(costs: &Bound<'_, PyList>) -> PyResult<[u64; crate::calibrated::NUM_FEATURES]> {
+fn calibrated_costs(costs: &Bound<'_, PyAny>) -> PyResult<[u64; crate::calibrated::NUM_FEATURES]> {
+    let costs = snapshot("costs", costs)?;
     if costs.len() != crate::calibrated::NUM_FEATURES {
         let err = crate::calibrated::CostError::Length(costs.len());
         return Err(PyValueError::new_err(err.to_string()));
     }
     let mut out = [0u64; crate::calibrated::NUM_FEATURES];
-    for (i, obj) in costs.iter().enumerate() {
+    for (i, obj) in costs.into_iter().enumerate() {
         if obj.is_instance_of::<pyo3::types::PyBool>()
             || !obj.is_instance_of::<pyo3::types::PyInt>()
         {
@@ -419,7 +420,7 @@ impl PyKnownWords {
 fn calibrated_estimate(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    costs: &Bound<'_, PyList>,
+    costs: &Bound<'_, PyAny>,
     known: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     // the reference's own wording for a texts argument that is not a list

@@ -352,6 +352,8 @@ def classify(text: str) -> dict[str, int]:
 
 def check_costs(costs: list[Any]) -> list[int]:
     """Costs are ``NUM_FEATURES`` ints in ``[0, MAX_COST]`` (the native side checks the same)."""
+    if not isinstance(costs, list):
+        raise TypeError(f"costs: expected a list, got {type(costs).__name__}")
     if len(costs) != NUM_FEATURES:
         raise ValueError(f"costs: expected {NUM_FEATURES} items (one per feature), got {len(costs)}")
     out = []
