@@ -22,5 +22,7 @@ fuzz_target!(|input: (Vec<String>, String, u8, u8, u8)| {
         assert!(s.is_finite() && s > 0.0, "{s}");
         assert!(words(&docs[d]).iter().any(|w| q.contains(w)));
     }
-    assert!(hits.windows(2).all(|p| p[0].1 > p[1].1 || (p[0].1 == p[1].1 && p[0].0 < p[1].0)));
+    assert!(hits
+        .windows(2)
+        .all(|p| p[0].1 > p[1].1 || (p[0].1 == p[1].1 && p[0].0 < p[1].0)));
 });

@@ -44,8 +44,14 @@ fuzz_target!(|input: (Vec<Raw>, u8)| {
             continue;
         }
         let k = k as usize;
-        assert!(!items[i].pinned && !items[i].history, "a protected item was dropped");
-        assert_eq!(out.duplicate_of[k], -1, "dropped in favour of a dropped item");
+        assert!(
+            !items[i].pinned && !items[i].history,
+            "a protected item was dropped"
+        );
+        assert_eq!(
+            out.duplicate_of[k], -1,
+            "dropped in favour of a dropped item"
+        );
         assert!(!items[k].history && rank[k] < rank[i]);
     }
 });

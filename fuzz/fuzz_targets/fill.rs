@@ -30,8 +30,12 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let nsrc = input.caps.len().clamp(1, 8);
-    let caps: Vec<Option<u64>> = (0..nsrc).map(|s| input.caps.get(s).copied().flatten()).collect();
-    let mins: Vec<u64> = (0..nsrc).map(|s| input.min_items.get(s).copied().unwrap_or(0)).collect();
+    let caps: Vec<Option<u64>> = (0..nsrc)
+        .map(|s| input.caps.get(s).copied().flatten())
+        .collect();
+    let mins: Vec<u64> = (0..nsrc)
+        .map(|s| input.min_items.get(s).copied().unwrap_or(0))
+        .collect();
     let items: Vec<Item> = input
         .items
         .iter()
@@ -66,7 +70,11 @@ fuzz_target!(|input: Input| {
         }
     }
     if items.iter().all(|it| !it.pinned) {
-        assert!(used <= u128::from(input.budget), "{used} > {}", input.budget);
+        assert!(
+            used <= u128::from(input.budget),
+            "{used} > {}",
+            input.budget
+        );
         if mins.iter().all(|&m| m == 0) {
             for (s, cap) in caps.iter().enumerate() {
                 if let Some(cap) = cap {

@@ -35,6 +35,12 @@ fuzz_target!(|raw: Vec<Raw>| {
         assert!(!std::mem::replace(&mut seen[i], true));
     }
     // block of each position: 0, 1, 2 by stability, 3 for history; never decreasing
-    let block = |i: usize| if items[i].history { 3 } else { items[i].stability };
+    let block = |i: usize| {
+        if items[i].history {
+            3
+        } else {
+            items[i].stability
+        }
+    };
     assert!(order.windows(2).all(|p| block(p[0]) <= block(p[1])));
 });
