@@ -147,3 +147,29 @@ def test_a_remaining_panic_is_an_exception_with_a_clear_message() -> None:
         _native._panic_for_tests("boom")
     assert isinstance(info.value, RuntimeError)
     assert str(info.value) == "ctxsieve._native._panic_for_tests: internal error, please report it: boom"
+
+
+class LyingStr(str):
+    """Claims to sort after everything: the kernels must order ids by value, as the native side
+    does with their bytes (the reference used to call these overrides)."""
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __gt__(self, other: object) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("name", ["native", "python"])
+def test_str_subclasses_are_read_by_value(name: str) -> None:
+    mod = BACKENDS[name]
+    ids = [LyingStr("b"), LyingStr("a"), LyingStr("c")]
+    texts = ["x one", "y two", "z three"]
+    assert mod.dedupe(texts, ids, [0.5] * 3, [0] * 3, [0] * 3, 0.8) == ([-1, -1, -1], [1, 0, 2])
+    assert mod.cache_order([2] * 3, [0] * 3, [0.5] * 3, [0] * 3, [""] * 3, ids) == [1, 2, 0]
+    # ties by id: "a" and "b" fit the budget of 2, "c" does not
+    assert mod.fill_budget([1] * 3, [0.5] * 3, [0] * 3, [0] * 3, [0] * 3, ids, 2, 0.0, None, [-1], [0], False) == [
+        2,
+        2,
+        6,
+    ]
