@@ -7,9 +7,9 @@ __all__ = [
     "MAX_BETA",
     "MAX_COUNT",
     "UNICODE_VERSION",
+    "Bm25Index",
     "InternalError",
     "_panic_for_tests",
-    "Bm25Index",
     "cache_order",
     "content_hash",
     "dedupe",
@@ -28,7 +28,6 @@ class InternalError(RuntimeError):
     """A Rust panic, raised as an ``Exception`` instead of crossing the boundary."""
 
 def _panic_for_tests(message: str) -> None: ...
-
 def estimate_tokens(texts: list[str], bytes_per_token: float) -> list[int]: ...
 def words(text: str) -> list[str]: ...
 def shingle_hashes(text: str) -> list[int]: ...
