@@ -1,8 +1,9 @@
-//! PyO3 bindings: the only file that knows about Python.
+//! PyO3 bindings: the only file that knows about Python (with `py_args.rs`, its conversions).
 //!
-//! Every function converts its arguments once into owned or borrowed Rust values (validating
-//! each element with the same messages, in the same order, as `kernels/reference.py`), releases
-//! the GIL for the work, and converts the result back once. Strings stay borrowed from the
+//! Every function snapshots its list arguments, converts them once into owned or borrowed Rust
+//! values (validating each element with the same messages, in the same order, as
+//! `kernels/reference.py`), releases the GIL for the work, and converts the result back once.
+//! Each body runs inside `guard`, so a panic reaches Python as `InternalError`. Strings stay borrowed from the
 //! Python objects we hold references to; a string with lone surrogates (which has no UTF-8 form)
 //! is re-encoded with `surrogatepass` and each surrogate becomes U+FFFD.
 
@@ -92,17 +93,21 @@ fn estimate_tokens(
 
 #[pyfunction]
 fn words(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    Ok(text::words(&text_of(text, "text")?))
+    guard("words", || Ok(text::words(&text_of(text, "text")?)))
 }
 
 #[pyfunction]
 fn shingle_hashes(text: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-    Ok(text::shingle_hashes(&text_of(text, "text")?))
+    guard("shingle_hashes", || {
+        Ok(text::shingle_hashes(&text_of(text, "text")?))
+    })
 }
 
 #[pyfunction]
 fn content_hash(text: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
-    Ok(text::content_hash(&text_of(text, "text")?))
+    guard("content_hash", || {
+        Ok(text::content_hash(&text_of(text, "text")?))
+    })
 }
 
 #[pyfunction]
