@@ -18,3 +18,5 @@ pub mod unicode_tables;
 mod py;
 #[cfg(feature = "python")]
 mod py_args;
+#[cfg(feature = "python")]
+mod py_calibrated;

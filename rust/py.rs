@@ -7,61 +7,16 @@
 //! Python objects we hold references to; a string with lone surrogates (which has no UTF-8 form)
 //! is re-encoded with `surrogatepass` and each surrogate becomes U+FFFD.
 
-use std::borrow::Cow;
-
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyString;
 
 use crate::py_args::{
     beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
-    positive_arg, snapshot, type_name, InternalError,
+    keys_of, not_str, positive_arg, snapshot, surrogatepass, text_of, texts_of, InternalError,
 };
+use crate::py_calibrated::{calibrated_estimate, PyKnownWords};
 use crate::{bm25, dedupe as dd, fill, grep, order, text, unicode_tables};
-
-fn not_str(name: &str, obj: &Bound<'_, PyAny>) -> PyErr {
-    PyTypeError::new_err(format!("{name}: expected str, got {}", type_name(obj)))
-}
-
-fn surrogatepass<'py>(s: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyBytes>> {
-    Ok(s.call_method1("encode", ("utf-8", "surrogatepass"))?
-        .cast_into::<PyBytes>()?)
-}
-
-/// The clean text of a str: borrowed when it is valid UTF-8, else a copy with U+FFFD.
-fn text_of<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, str>> {
-    let s = obj.cast::<PyString>().map_err(|_| not_str(name, obj))?;
-    match s.to_str() {
-        Ok(t) => Ok(Cow::Borrowed(t)),
-        Err(_) => Ok(Cow::Owned(text::decode_surrogatepass(
-            surrogatepass(s)?.as_bytes(),
-        ))),
-    }
-}
-
-/// The bytes of a str for ordering and equality: UTF-8, or surrogatepass when needed (both
-/// order like code points).
-fn key_of<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8]>> {
-    let s = obj.cast::<PyString>().map_err(|_| not_str(name, obj))?;
-    match s.to_str() {
-        Ok(t) => Ok(Cow::Borrowed(t.as_bytes())),
-        Err(_) => Ok(Cow::Owned(surrogatepass(s)?.as_bytes().to_vec())),
-    }
-}
-
-fn texts_of<'a>(objs: &'a [Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Cow<'a, str>>> {
-    objs.iter()
-        .enumerate()
-        .map(|(i, o)| text_of(o, &format!("{name}[{i}]")))
-        .collect()
-}
-
-fn keys_of<'a>(objs: &'a [Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Cow<'a, [u8]>>> {
-    objs.iter()
-        .enumerate()
-        .map(|(i, o)| key_of(o, &format!("{name}[{i}]")))
-        .collect()
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -347,112 +302,6 @@ impl PyBm25Index {
         self.inner.len()
     }
 }
-
-// --- calibrated estimator (issue 7) ---
-
-/// The calibrated costs, checked element by element in the order and with the messages of
-/// `kernels/calibrated.py::check_costs`.
-fn calibrated_costs(costs: &Bound<'_, PyAny>) -> PyResult<[u64; crate::calibrated::NUM_FEATURES]> {
-    let costs = snapshot("costs", costs)?;
-    if costs.len() != crate::calibrated::NUM_FEATURES {
-        let err = crate::calibrated::CostError::Length(costs.len());
-        return Err(PyValueError::new_err(err.to_string()));
-    }
-    let mut out = [0u64; crate::calibrated::NUM_FEATURES];
-    for (i, obj) in costs.into_iter().enumerate() {
-        if obj.is_instance_of::<pyo3::types::PyBool>()
-            || !obj.is_instance_of::<pyo3::types::PyInt>()
-        {
-            return Err(PyTypeError::new_err(format!(
-                "costs[{i}]: expected an int, got {}",
-                type_name(&obj)
-            )));
-        }
-        match obj.extract::<i64>() {
-            Ok(c) if (0..=crate::calibrated::MAX_COST as i64).contains(&c) => out[i] = c as u64,
-            // out of range, or too large for i64: the reference prints the int itself
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "costs[{i}]: must be in [0, {}], got {}",
-                    crate::calibrated::MAX_COST,
-                    obj.str()?
-                )))
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The word hashes of the `known_word` feature, built once per profile.
-#[pyclass(frozen, name = "KnownWords", module = "ctxsieve._native")]
-struct PyKnownWords {
-    inner: crate::calibrated::KnownWords,
-}
-
-#[pymethods]
-impl PyKnownWords {
-    #[new]
-    fn new(hashes: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let bytes = hashes.cast::<PyBytes>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "known words: expected bytes, got {}",
-                type_name(hashes)
-            ))
-        })?;
-        let inner =
-            crate::calibrated::KnownWords::from_le_bytes(bytes.as_bytes()).map_err(|n| {
-                PyValueError::new_err(format!(
-                    "known words: expected a multiple of 4 bytes (little-endian u32), got {n}"
-                ))
-            })?;
-        Ok(Self { inner })
-    }
-
-    fn __len__(&self) -> usize {
-        self.inner.len()
-    }
-
-    fn __contains__(&self, h: &Bound<'_, PyAny>) -> bool {
-        // ints only, as the reference: a bool or a float is never a hash
-        h.is_instance_of::<pyo3::types::PyInt>()
-            && !h.is_instance_of::<pyo3::types::PyBool>()
-            && h.extract::<u32>().is_ok_and(|h| self.inner.contains(h))
-    }
-}
-
-#[pyfunction]
-#[pyo3(signature = (texts, costs, known=None))]
-fn calibrated_estimate(
-    py: Python<'_>,
-    texts: &Bound<'_, PyAny>,
-    costs: &Bound<'_, PyAny>,
-    known: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Vec<u64>> {
-    // the reference's own wording for a texts argument that is not a list
-    let objs = snapshot("texts", texts).map_err(|_| {
-        PyTypeError::new_err(format!(
-            "texts: expected a list of str, got {}",
-            type_name(texts)
-        ))
-    })?;
-    let keys = keys_of(&objs, "texts")?;
-    let costs = calibrated_costs(costs)?;
-    let known = match known.filter(|k| !k.is_none()) {
-        None => None,
-        Some(k) => Some(k.cast::<PyKnownWords>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "known: expected ctxsieve._native.KnownWords or None (ctxsieve.kernels.calibrated.known_words makes it), got {}",
-                type_name(k)
-            ))
-        })?),
-    };
-    let known = known.map(|k| &k.get().inner);
-    guard("calibrated_estimate", || {
-        Ok(py.detach(|| crate::calibrated::estimate_batch(&keys, &costs, known)))
-    })
-}
-
-// --- end calibrated estimator (issue 7) ---
 
 /// Panics inside `guard`, so a test can check that a Rust panic reaches Python as
 /// `InternalError` (an `Exception`) and not as PyO3's `PanicException` (a `BaseException`).

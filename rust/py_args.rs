@@ -6,13 +6,15 @@
 //! mutates the caller's lists, and a length checked before that conversion would no longer hold
 //! (issue 12, finding 11: indexing a shrunken list panicked across the boundary).
 
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyList};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString};
 
 use crate::limits::{MAX_BETA, MAX_COUNT};
+use crate::text;
 
 pyo3::create_exception!(
     _native,
@@ -210,4 +212,50 @@ pub fn caps_of(objs: &[Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Option<u64
 
 pub fn bools_of(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<bool>> {
     objs.iter().map(|o| o.is_truthy()).collect()
+}
+
+// --- strings: borrowed when valid UTF-8; lone surrogates via surrogatepass ---
+
+pub fn not_str(name: &str, obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!("{name}: expected str, got {}", type_name(obj)))
+}
+
+pub fn surrogatepass<'py>(s: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyBytes>> {
+    Ok(s.call_method1("encode", ("utf-8", "surrogatepass"))?
+        .cast_into::<PyBytes>()?)
+}
+
+/// The clean text of a str: borrowed when it is valid UTF-8, else a copy with U+FFFD.
+pub fn text_of<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, str>> {
+    let s = obj.cast::<PyString>().map_err(|_| not_str(name, obj))?;
+    match s.to_str() {
+        Ok(t) => Ok(Cow::Borrowed(t)),
+        Err(_) => Ok(Cow::Owned(text::decode_surrogatepass(
+            surrogatepass(s)?.as_bytes(),
+        ))),
+    }
+}
+
+/// The bytes of a str for ordering and equality: UTF-8, or surrogatepass when needed (both
+/// order like code points).
+pub fn key_of<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8]>> {
+    let s = obj.cast::<PyString>().map_err(|_| not_str(name, obj))?;
+    match s.to_str() {
+        Ok(t) => Ok(Cow::Borrowed(t.as_bytes())),
+        Err(_) => Ok(Cow::Owned(surrogatepass(s)?.as_bytes().to_vec())),
+    }
+}
+
+pub fn texts_of<'a>(objs: &'a [Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Cow<'a, str>>> {
+    objs.iter()
+        .enumerate()
+        .map(|(i, o)| text_of(o, &format!("{name}[{i}]")))
+        .collect()
+}
+
+pub fn keys_of<'a>(objs: &'a [Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    objs.iter()
+        .enumerate()
+        .map(|(i, o)| key_of(o, &format!("{name}[{i}]")))
+        .collect()
 }
