@@ -26,6 +26,31 @@ build-dev: ## editable install: Python from python/, the native module rebuilt i
 build-prod: ## release wheel (fat LTO, one codegen unit, stripped) into dist/
 	maturin build --release --out dist
 
+# Release artefacts (docs/release.md). The build tools live in a venv of their own: maturin,
+# auditwheel and ziglang (maturin links against glibc 2.17 with zig, so the wheel is
+# manylinux_2_17 on any build host; it finds zig as `python -m ziglang`, hence the venv first on
+# PATH). The wheelhouse holds all that the offline smoke installs may take.
+RELEASE_TOOLS ?= build/release-tools
+WHEELHOUSE ?= build/wheelhouse
+MANYLINUX ?= manylinux_2_17
+RELEASE_BIN := $(RELEASE_TOOLS)/bin
+
+.PHONY: dist
+dist: ## release artefacts into a fresh dist/: abi3 manylinux wheel, py3-none-any wheel, sdist; each smoke-tested
+	rm -rf dist $(WHEELHOUSE)
+	mkdir -p build
+	$(PYTHON) -m venv $(RELEASE_TOOLS)
+	$(RELEASE_BIN)/pip install -q "maturin>=1.7,<2" "ziglang>=0.13,<1" "auditwheel>=6"
+	$(PYTHON) tools/smoke_release.py --requirements > build/release-requirements.txt
+	$(RELEASE_BIN)/pip download -q -d $(WHEELHOUSE) -r build/release-requirements.txt
+	MATURIN_NO_MISSING_BUILD_BACKEND_WARNING=1 $(RELEASE_BIN)/maturin sdist --out dist
+	PATH="$(CURDIR)/$(RELEASE_BIN):$$PATH" MATURIN_NO_MISSING_BUILD_BACKEND_WARNING=1 maturin build --release --zig \
+		--compatibility $(MANYLINUX) --auditwheel check --out dist
+	CTXSIEVE_PURE_PYTHON=1 $(RELEASE_BIN)/pip wheel -q --no-deps --no-index --no-cache-dir \
+		--find-links $(WHEELHOUSE) -w dist dist/ctxsieve-*.tar.gz
+	$(PYTHON) tools/smoke_release.py --dist dist --wheelhouse $(WHEELHOUSE) \
+		--auditwheel $(RELEASE_BIN)/auditwheel --platform-tag $(MANYLINUX)_$(shell uname -m)
+
 .PHONY: format
 format: ## format Rust and Python
 	cargo fmt
@@ -45,6 +70,9 @@ lint: ## fmt and clippy with -D warnings, ruff, mypy, stubtest of the native mod
 test-rust: ## Rust unit tests (no Python needed)
 	cargo test
 
+# Store tests need Redis and PostgreSQL: CTXSIEVE_REDIS_URL / CTXSIEVE_POSTGRES_URL name yours, else the
+# suite starts real servers from the dev extra's wheels (tests/stores/store_servers.py). Skipping them
+# takes CTXSIEVE_SKIP_STORE_TESTS=redis,postgres.
 .PHONY: test-python
 test-python: ## the pytest suite and the package's docstring examples, once per backend
 	CTXSIEVE_BACKEND=native $(PYTEST) -q
@@ -53,7 +81,10 @@ test-python: ## the pytest suite and the package's docstring examples, once per 
 	CTXSIEVE_BACKEND=python $(PYTEST) -q --pyargs ctxsieve
 
 .PHONY: test
-test: test-rust test-python bench-smoke ## everything CI tests: Rust, Python on both backends, bench smoke
+test: install test-rust test-python bench-smoke ## install, then everything CI tests: Rust, Python on both backends, bench smoke
+
+.PHONY: check
+check: test-rust test-python bench-smoke ## `make test` without the install step, for a checkout already installed
 
 .PHONY: bench-smoke
 bench-smoke: ## each benchmark once as a test, and native must beat the reference (ratio floors)
@@ -83,4 +114,4 @@ fuzz: ## long local fuzzing: 5 min per Rust target (FUZZ_SECONDS), 20k examples 
 	CTXSIEVE_FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),20000) $(PYTEST) -q -p no:cacheprovider tests/kernels/test_fuzz_api.py
 
 .PHONY: all
-all: install lint test ## install, lint and test, as CI does
+all: test lint ## install and test, then lint, as CI does

@@ -61,7 +61,7 @@ def shared_prefix(a: str, b: str) -> int:
 
 
 def engine(layout: str) -> ContextEngine:
-    e = load_engine(HERE / "support-policy.yaml", OBJECTS)
+    e = load_engine(HERE / "support-policy-rag.yaml", OBJECTS)
     e.layout = layout
     return e
 

@@ -8,7 +8,7 @@ admits or refuses the request before it is sent, and explains every decision.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctxsieve.admission import ContextBudgetError, Limits, RunLimits, Session, SystemPrompt, Turn
@@ -34,12 +34,20 @@ from ctxsieve.types import Budget, ContextItem, ScoredItem, Signals, Trace, Trac
 __version__ = "0.1.0"
 
 
-def load_engine(path: str | os.PathLike[str], objects: Mapping[str, Any] | None = None) -> ContextEngine:
+def load_engine(
+    path: str | os.PathLike[str],
+    objects: Mapping[str, Any] | None = None,
+    *,
+    allow_endpoints: Iterable[str] = (),
+    allow_env: Iterable[str] = (),
+) -> ContextEngine:
     """A ``ContextEngine`` from a ``kind: ContextPolicy`` YAML file (extra ``yaml``); see
-    ``ctxsieve.spec``. Imported on call, so ``import ctxsieve`` never needs pydantic."""
+    ``ctxsieve.spec``. Imported on call, so ``import ctxsieve`` never needs pydantic. The file
+    may use a scorer endpoint only if its URL is in ``allow_endpoints`` and its key variable in
+    ``allow_env`` (docs/security.md)."""
     from ctxsieve.spec import load_engine as load
 
-    return load(path, objects)
+    return load(path, objects, allow_endpoints=allow_endpoints, allow_env=allow_env)
 
 
 __all__ = [

@@ -6,15 +6,48 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
+import warnings
 
 from ctxsieve.errors import ContextError
 
-SUBCOMMANDS = ("eval", "explain", "calibrate")
+SUBCOMMANDS = ("eval", "explain", "calibrate", "store", "mcp")
+
+# the shell's convention for a process ended by SIGINT (128 + 2)
+INTERRUPTED = 130
+
+
+def version() -> str:
+    """The installed distribution's version; the package's own when it is not installed (run
+    from a source tree with PYTHONPATH=python)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("ctxsieve")
+    except PackageNotFoundError:
+        from ctxsieve import __version__
+
+        return __version__
+
+
+def one_line(text: str) -> str:
+    r"""An error as one line: a policy's list of problems is joined with "; ".
+
+    >>> one_line("invalid ContextPolicy:\n  spec.budget: is required\n  spec.sources: is required")
+    'invalid ContextPolicy: spec.budget: is required; spec.sources: is required'
+    """
+    out = ""
+    for line in (part.strip() for part in text.splitlines()):
+        if line:
+            out += ("" if not out else " " if out.endswith(":") else "; ") + line
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ctxsieve", description="Decide what an LLM agent reads.")
+    parser.add_argument("--version", action="version", version=f"ctxsieve {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
         try:
@@ -28,12 +61,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)  # imports every subcommand: a Ctrl-C may come here
+    except KeyboardInterrupt:
+        print("ctxsieve: interrupted", file=sys.stderr)
+        return INTERRUPTED
     try:
         return int(args.run(args) or 0)
     except ContextError as exc:
-        print(f"ctxsieve {args.command}: {exc}", file=sys.stderr)
+        print(f"ctxsieve {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C: the commands' own finally blocks have run; a traceback would say nothing, nor
+        # would asyncio's complaints, as the interrupted work is collected, about coroutines
+        # and tasks it abandoned (never awaited, destroyed while pending)
+        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+        print(f"ctxsieve {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

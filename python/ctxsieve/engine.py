@@ -1,9 +1,11 @@
 """ContextEngine: gather candidates from every source, run the stages, return a Window.
 
-Sources run concurrently, each with a timeout; a source that raises, times out or proposes a
-malformed item is left out with the event ``source_error:<name>:<why>`` and the window is built
-from the rest. Everything after the gathering is a pure function of the candidates: the same
-candidates and the same policy give the same window, byte for byte.
+Sources run concurrently, each with a timeout that bounds the build: a blocking source runs on
+a daemon thread of its own (``ctxsieve.workers``), which a timeout abandons rather than waits
+for. A source that raises, times out or proposes a malformed item is left out with the event
+``source_error:<name>:<why>`` and the window is built from the rest. Everything after the
+gathering is a pure function of the candidates: the same candidates and the same policy give
+the same window, byte for byte.
 
 >>> from ctxsieve.sources import StaticSource
 >>> engine = ContextEngine([StaticSource("Answer briefly.", pinned=True)], budget=100)
@@ -17,10 +19,13 @@ import asyncio
 import dataclasses
 import inspect
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ctxsieve.audience import Readers, parse_readers, visible
 from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.session import DEFAULT_GAP_NOTICE, DEFAULT_MAX_PROMPT_TOKENS, ContextSession
 from ctxsieve.sources.base import SourceConfig
@@ -35,11 +40,20 @@ from ctxsieve.stages.render import stable_block, stable_prefix_hash
 from ctxsieve.stages.score import rescore
 from ctxsieve.stages.select import select
 from ctxsieve.types import LAYOUTS, Budget, ContextItem, Trace, Window, item_problem
+from ctxsieve.workers import StuckCalls, start_thread
 
 Gathered = tuple[list[list[ContextItem]], list[str]]
 
 # From this many candidates on, `build` runs the stages off the event loop.
 OFFLOAD_AT = 2000
+
+# A blocking source with this many timed-out calls still running is not called again (its event
+# says "busy") until one returns: it can leave at most this many threads behind per engine.
+STUCK_LIMIT = 4
+
+# How long `build_sync` lets timed-out coroutine sources unwind after their cancellation before
+# it closes its event loop without them (one that ignores cancellation would hold it forever).
+UNWIND_GRACE = 0.1
 
 
 class ContextEngine:
@@ -92,6 +106,7 @@ class ContextEngine:
         self.estimator = tokenizer if isinstance(tokenizer, TokenEstimator) else TokenEstimator(tokenizer)
         self._weights = [float(c.weight) for c in self.configs]
         self._modes = [c.mode for c in self.configs]
+        self._stuck = StuckCalls(STUCK_LIMIT)  # per source index; per engine, so engines never share it
 
     def _budget(self, budget: int | Budget) -> Budget:
         base = budget if isinstance(budget, Budget) else Budget(budget)
@@ -133,7 +148,10 @@ class ContextEngine:
             if inspect.iscoroutinefunction(fn):
                 pending[k] = fn(query)
             elif getattr(c.source, "blocking", True):
-                pending[k] = _in_thread(fn, query)
+                if self._stuck.full(k):
+                    results[k] = _SourceTimeout(f"busy: {STUCK_LIMIT} earlier calls timed out and are still running")
+                else:
+                    pending[k] = self._in_thread(k, fn, query)
             else:
                 try:
                     out = fn(query)
@@ -145,20 +163,52 @@ class ContextEngine:
                     results[k] = out
         return results, pending
 
+    async def _in_thread(self, k: int, fn: Callable[[str], Any], query: str) -> Any:
+        """A blocking source's answer from a daemon thread of its own; a sync ``candidates``
+        may still return an awaitable (the Source protocol allows it), which is awaited here."""
+        future = start_thread(fn, query, name=f"ctxsieve-source-{self.names[k]}")
+        try:
+            out = await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if not future.done():
+                self._stuck.abandon(k, future)  # timed out: the thread runs on, counted
+            raise
+        return await out if inspect.isawaitable(out) else out
+
     async def _wait(self, k: int, awaitable: Any) -> Any:
         timeout = self.configs[k].timeout or self.source_timeout
-        try:
-            return await asyncio.wait_for(awaitable, timeout)
-        except asyncio.TimeoutError:
+        task = asyncio.ensure_future(awaitable)
+        # asyncio.wait, not wait_for: wait_for waits for the cancelled source to finish, which
+        # one that ignores cancellation never does; here the deadline holds regardless
+        await asyncio.wait((task,), timeout=timeout)
+        if not task.done():
+            task.cancel()
+            task.add_done_callback(_drop_late_answer)
             return _SourceTimeout(f"timeout after {timeout:g}s")
-        except Exception as exc:
-            return exc
+        if task.cancelled():
+            return asyncio.CancelledError("the source cancelled itself")
+        exc = task.exception()
+        if exc is None:
+            return task.result()
+        if not isinstance(exc, Exception):
+            raise exc  # KeyboardInterrupt, SystemExit: not the source's failure to report
+        return exc
 
-    def _check(self, results: list[Any]) -> Gathered:
+    def _check(self, results: list[Any], readers: Readers = None) -> Gathered:
+        """Each source's valid items the ``readers`` may see. Eligibility comes first, before
+        any stage: an item the readers may not see is never deduplicated against, budgeted,
+        traced or rendered; only its count is kept (``audience_excluded:<source>:<n>``)."""
         events: list[str] = []
         lists: list[list[ContextItem]] = []
         for name, out in zip(self.names, results):
             items, why = _validate(name, out)
+            if why is None:
+                try:
+                    items, hidden = visible(items, readers)
+                except TypeError as exc:  # a label inside meta["messages"] that is not text
+                    items, hidden, why = [], [], f"malformed item: {exc}"
+                if hidden:
+                    events.append(f"audience_excluded:{name}:{len(hidden)}")
             if why is not None:
                 events.append(f"source_error:{name}:{why}")
             lists.append(items)
@@ -171,21 +221,23 @@ class ContextEngine:
         done = iter(await asyncio.gather(*waits))
         return [next(done) if p is not None else r for r, p in zip(results, pending)]
 
-    async def gather(self, query: str) -> Gathered:
-        """Every source's proposal (empty for a failed one) and the ``source_error`` events."""
+    async def gather(self, query: str, *, reader: Any = None) -> Gathered:
+        """Every source's proposal that ``reader`` may see (empty for a failed source), and the
+        ``source_error`` and ``audience_excluded`` events."""
+        readers = parse_readers(reader, "reader")
         results, pending = self._start(query)
-        return self._check(await self._settle(results, pending))
+        return self._check(await self._settle(results, pending), readers)
 
     # -- the stages ------------------------------------------------------------------------
 
-    def _prepare(self, gathered: Gathered) -> Candidates:
+    def _prepare(self, gathered: Gathered, readers: Readers = None) -> Candidates:
         lists = gathered[0]
         items: list[ContextItem] = []
         ranks: list[int] = []
         for k, lst in enumerate(lists):
             items += lst
             ranks += [k] * len(lst)
-        cands = Candidates(items, ranks, self.names)
+        cands = Candidates(items, ranks, self.names, readers)
         estimate(cands, self.estimator)
         calibrate(cands, self._weights, self._modes)
         return cands
@@ -221,6 +273,7 @@ class ContextEngine:
             layout=self.layout,  # type: ignore[arg-type]
             stable_prefix_hash=stable_prefix_hash(stable),
             stable_prefix_tokens=self.estimator.count([stable])[0] if stable else 0,
+            readers=cands.readers,
         )
 
     def _budget_for(self, budget: int | None) -> Budget:
@@ -234,19 +287,20 @@ class ContextEngine:
         budget: Budget,
         offload: bool = True,
         finish: Callable[[str, Candidates, list[str], Budget], Any] | None = None,
+        readers: Readers = None,
     ) -> Any:
-        """Settle the sources, run the stages and hand the candidates to ``finish`` (this
-        engine's ``_complete``, or a ``ContextSession``'s own last step)."""
+        """Settle the sources, run the stages for ``readers`` and hand the candidates to
+        ``finish`` (this engine's ``_complete``, or a ``ContextSession``'s own last step)."""
         done = self._complete if finish is None else finish
-        lists, events = self._check(await self._settle(results, pending))
+        lists, events = self._check(await self._settle(results, pending), readers)
         # a large build would hold the event loop for tens of milliseconds: run its stages on
         # a worker thread instead (the kernels release the GIL); small ones stay inline, where
         # the hop (about 0.1 ms) would cost more than it frees
         offload = offload and sum(map(len, lists)) >= OFFLOAD_AT
         if offload:
-            cands = await asyncio.to_thread(self._prepare, (lists, events))
+            cands = await asyncio.to_thread(self._prepare, (lists, events), readers)
         else:
-            cands = self._prepare((lists, events))
+            cands = self._prepare((lists, events), readers)
         if self.scorer is not None:
             event = await rescore(cands, self.scorer, query)
             if event is not None:
@@ -263,6 +317,7 @@ class ContextEngine:
         *,
         offload: bool = False,
         caller: str = "engine",
+        readers: Readers = None,
     ) -> Any:
         """The synchronous driver behind ``build_sync`` here and in ``ContextSession``. When
         every source answers from memory and there is no scorer, no event loop is started."""
@@ -270,28 +325,32 @@ class ContextEngine:
         b = self._budget_for(budget)
         results, pending = self._start(query)
         if self.scorer is None and all(p is None for p in pending):
-            lists, events = self._check(results)
-            return done(query, self._prepare((lists, events)), events, b)
+            lists, events = self._check(results, readers)
+            return done(query, self._prepare((lists, events), readers), events, b)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self._build(query, results, pending, b, offload=offload, finish=done))
+            return _run(self._build(query, results, pending, b, offload=offload, finish=done, readers=readers))
         for p in pending:
             if inspect.iscoroutine(p):
                 p.close()  # never awaited: close it so it does not warn
         raise ContextError(f"build_sync() was called inside a running event loop: use `await {caller}.build(...)`")
 
-    async def build(self, query: str, *, budget: int | None = None) -> Window:
-        """The window for ``query``; ``budget`` overrides the total for this build."""
+    async def build(self, query: str, *, budget: int | None = None, reader: Any = None) -> Window:
+        """The window for ``query``; ``budget`` overrides the total for this build. ``reader``
+        (a label or a set of labels: who reads this call) decides which labelled items may go
+        in; the default, None, is an anonymous call that gets public items only."""
+        readers = parse_readers(reader, "reader")
         b = self._budget_for(budget)
         results, pending = self._start(query)
-        window: Window = await self._build(query, results, pending, b)
+        window: Window = await self._build(query, results, pending, b, readers=readers)
         return window
 
-    def build_sync(self, query: str, *, budget: int | None = None) -> Window:
+    def build_sync(self, query: str, *, budget: int | None = None, reader: Any = None) -> Window:
         """``build`` without an event loop of your own. When every source answers from memory
         and there is no scorer, no event loop is started at all."""
-        window: Window = self._build_sync(query, budget)
+        readers = parse_readers(reader, "reader")
+        window: Window = self._build_sync(query, budget, readers=readers)
         return window
 
     def session(
@@ -300,19 +359,29 @@ class ContextEngine:
         max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
         cut_to: float = 0.5,
         gap_notice: str = DEFAULT_GAP_NOTICE,
+        reader: Any = None,
     ) -> ContextSession:
         """A ``ContextSession`` over this engine: one append-only prompt for a conversation,
-        so the provider's prefix cache serves every earlier turn (see ``ctxsieve.session``)."""
-        return ContextSession(self, max_prompt_tokens=max_prompt_tokens, cut_to=cut_to, gap_notice=gap_notice)
+        so the provider's prefix cache serves every earlier turn (see ``ctxsieve.session``).
+        ``reader`` is the conversation's one reader set (default: anonymous, public only)."""
+        return ContextSession(
+            self, max_prompt_tokens=max_prompt_tokens, cut_to=cut_to, gap_notice=gap_notice, reader=reader
+        )
 
-    def build_many(self, queries: Iterable[str], *, max_workers: int | None = None) -> list[Window]:
-        """Windows for many queries, built on threads (the native kernels release the GIL)."""
+    def build_many(self, queries: Iterable[str], *, max_workers: int | None = None, reader: Any = None) -> list[Window]:
+        """Windows for many queries, built on threads (the native kernels release the GIL),
+        all for the same ``reader``."""
+        readers = parse_readers(reader, "reader")
         qs = list(queries)
+
+        def one(q: str) -> Window:
+            return self.build_sync(q, reader=readers)
+
         if len(qs) <= 1:
-            return [self.build_sync(q) for q in qs]
+            return [one(q) for q in qs]
         workers = max_workers or min(len(qs), os.cpu_count() or 4, 32)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxsieve-build") as pool:
-            return list(pool.map(self.build_sync, qs))
+            return list(pool.map(one, qs))
 
 
 def _check_scorer(scorer: Any) -> None:
@@ -328,11 +397,65 @@ def _check_scorer(scorer: Any) -> None:
         raise ConfigError(f"scorer: needs alpha, a number in [0, 1] (the model's share of the score), got {alpha!r}")
 
 
-async def _in_thread(fn: Callable[[str], Any], query: str) -> Any:
-    """A blocking source's answer, from a worker thread; a sync ``candidates`` may still return
-    an awaitable (the Source protocol allows it), which is awaited here."""
-    out = await asyncio.to_thread(fn, query)
-    return await out if inspect.isawaitable(out) else out
+def _drop_late_answer(task: asyncio.Future[Any]) -> None:
+    """A timed-out source's eventual answer or error is nobody's: retrieve it so that asyncio
+    does not log "exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _run(coro: Any) -> Any:
+    """``asyncio.run`` for ``build_sync``, except that a task left over by a timed-out source
+    gets ``UNWIND_GRACE`` seconds to honour its cancellation, not forever, and the default
+    executor is not joined (the build's own offload calls have all returned by then). Ctrl-C
+    cancels the build, as ``asyncio.run`` does, and then raises ``KeyboardInterrupt``: raised
+    inside a source's task instead, it would leave tasks that log "never retrieved"."""
+    interrupted = False
+    loop: asyncio.AbstractEventLoop | None = None
+    task: asyncio.Task[Any] | None = None
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal interrupted
+        interrupted = True
+        if loop is not None and task is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
+
+    previous: Any = None
+    # installed before the loop exists: a Ctrl-C while it is made would leave it half-built
+    if threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        loop = asyncio.new_event_loop()
+        try:
+            task = loop.create_task(coro)
+            if interrupted:
+                task.cancel()
+            return loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            if interrupted:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            try:
+                left = asyncio.all_tasks(loop)
+                for t in left:
+                    t.cancel()
+                if left:
+                    loop.run_until_complete(asyncio.wait(left, timeout=UNWIND_GRACE))
+                for t in left:
+                    if t.done() and not t.cancelled():
+                        t.exception()  # retrieved: an error after the build ended is nobody's
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
+    finally:
+        # restored only now, so that a Ctrl-C during the clean-up is not raised inside it
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+            if interrupted and (task is None or not task.cancelled()):
+                raise KeyboardInterrupt  # it came as the build ended: still the user's Ctrl-C
 
 
 class _SourceTimeout(TimeoutError):

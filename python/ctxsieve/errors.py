@@ -26,7 +26,8 @@ class BudgetExceededError(ContextError):
 class MissingExtraError(ContextError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
-    def __init__(self, extra: str, package: str):
-        super().__init__(f"{package} is not installed: pip install 'ctxsieve[{extra}]'")
+    def __init__(self, extra: str, package: str, install: str | None = None):
+        command = install or f"pip install 'ctxsieve[{extra}]'"
+        super().__init__(f"{package} is not installed: {command}")
         self.extra = extra
         self.package = package

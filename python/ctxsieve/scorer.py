@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ctxsieve.errors import ConfigError, ContextError, MissingExtraError
+from ctxsieve.workers import call_in_thread
 
 Complete = Callable[[str], "str | Awaitable[str]"]
 
@@ -98,7 +99,9 @@ class LLMScorer:
         async def call() -> Any:
             if inspect.iscoroutinefunction(self.complete):
                 return await self.complete(prompt)
-            result = await asyncio.to_thread(self.complete, prompt)
+            # a daemon thread of its own, not asyncio.to_thread: a call that never returns
+            # must neither hold build_sync past the timeout nor take a shared pool's worker
+            result = await call_in_thread(self.complete, prompt, name="ctxsieve-scorer")
             return await result if inspect.isawaitable(result) else result
 
         try:

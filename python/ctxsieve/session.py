@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ctxsieve.audience import parse_readers
 from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.session_window import SessionCut, SessionWindow
 from ctxsieve.stages.render import block, stable_block, stable_prefix_hash
@@ -57,6 +58,8 @@ class ContextSession:
     The session renders its own layout (the cache layout, turn after turn), whatever the
     engine's ``layout``; the engine's sources, policy, budget, scorer and dedupe apply.
 
+    ``reader``: who reads this conversation (a label or a set of labels; default None, an
+    anonymous conversation that gets public items only), fixed for the session's life.
     ``max_prompt_tokens``: the transcript's ceiling (estimated tokens). ``cut_to``: the share of
     the ceiling a cut leaves (0.5: one cut, then room for as many turns again). ``gap_notice``:
     the text shown after a cut (``{turns}`` is the number of turns left out), or ``""``.
@@ -69,7 +72,11 @@ class ContextSession:
         max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
         cut_to: float = 0.5,
         gap_notice: str = DEFAULT_GAP_NOTICE,
+        reader: Any = None,
     ):
+        # one reader set for the whole conversation: every turn stays in the transcript, so a
+        # reader changed midway would read what earlier turns showed someone else
+        self.readers = parse_readers(reader, "reader")
         if isinstance(max_prompt_tokens, bool) or not isinstance(max_prompt_tokens, int):
             raise ConfigError(f"max_prompt_tokens: must be an int, got {max_prompt_tokens!r}")
         if max_prompt_tokens <= engine.budget.total:
@@ -127,7 +134,9 @@ class ContextSession:
             results, pending = eng._start(query)
             # the engine's driver, ending in this session's own last step; a large build runs its
             # stages on a worker thread (the session is busy meanwhile, so nothing else touches it)
-            return await eng._build(query, results, pending, eng._budget_for(budget), finish=self._finish)
+            return await eng._build(
+                query, results, pending, eng._budget_for(budget), finish=self._finish, readers=self.readers
+            )
         finally:
             self._busy.release()
 
@@ -136,7 +145,9 @@ class ContextSession:
         answers from memory and there is no scorer)."""
         self._enter()
         try:
-            return self.engine._build_sync(query, budget, self._finish, offload=True, caller="session")
+            return self.engine._build_sync(
+                query, budget, self._finish, offload=True, caller="session", readers=self.readers
+            )
         finally:
             self._busy.release()
 

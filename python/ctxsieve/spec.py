@@ -21,13 +21,19 @@
 Python objects (pipelines, message lists, callables) are named in the document and passed in
 ``objects``; paths are relative to the document. Validation uses pydantic v2 (extra ``yaml``):
 every error names its path, e.g. ``spec.sources[2].weight: must be a number``, and unknown
-keys are errors.
+keys are errors. Whatever the file holds, loading it raises only ``ConfigError`` (or
+``MissingExtraError``), at a bounded cost: UTF-8 (or UTF-16/32 with a byte-order mark), at most
+``MAX_POLICY_CHARS`` characters, YAML bounded by ``ctxsieve.yaml_bounds``.
+
+A policy file chooses what goes into the window, not where data or secrets go: a scorer
+``endpoint`` is used only when its ``base_url`` is in the caller's ``allow_endpoints`` and its
+``api_key_env`` in the caller's ``allow_env`` (see docs/security.md).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
@@ -36,6 +42,9 @@ from ctxsieve.errors import ConfigError, MissingExtraError
 try:
     import yaml
     from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+    from ctxsieve.yaml_bounds import YAMLBoundError
+    from ctxsieve.yaml_bounds import load as load_yaml
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("yaml", exc.name or "pydantic") from exc
 
@@ -44,17 +53,36 @@ if TYPE_CHECKING:
 
 API_VERSION = "ctxsieve/v1"
 
+# A policy is a page of settings: a megabyte is far beyond any real one and parses in well under a
+# second. Counts (tokens, items) fit the kernels' signed 64-bit integers on both backends;
+# timeouts stay below a day, which also keeps them inside every timer's range.
+MAX_POLICY_CHARS = 1 << 20
+MAX_POLICY_NODES = 100_000
+MAX_COUNT = (1 << 63) - 1
+MAX_SECONDS = 86_400.0
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=False)
+    # no float is ever inf or nan: a weight, a share or a timeout of inf means nothing
+    model_config = ConfigDict(extra="forbid", strict=False, allow_inf_nan=False)
+
+
+def _count(default: Any = None, positive: bool = False) -> Any:
+    if positive:
+        return Field(default=default, gt=0, le=MAX_COUNT)
+    return Field(default=default, ge=0, le=MAX_COUNT)
+
+
+def _seconds(default: Any = None) -> Any:
+    return Field(default=default, gt=0, le=MAX_SECONDS)
 
 
 class _SourceBase(_Strict):
     name: str = Field(min_length=1)
     weight: float = Field(default=1.0, ge=0)
-    max_tokens: int | None = Field(default=None, ge=0)
-    min_items: int | None = Field(default=None, ge=0)
-    timeout: float | None = Field(default=None, gt=0)
+    max_tokens: int | None = _count()
+    min_items: int | None = _count()
+    timeout: float | None = _seconds()
     mode: Literal["rank", "minmax", "zscore", "blend", "raw"] = "rank"
 
 
@@ -79,14 +107,14 @@ class OKFIndexSpec(_SourceBase):
 class OKFSpec(_SourceBase):
     type: Literal["okf"]
     path: str
-    limit: int = Field(default=10, gt=0)
+    limit: int = _count(10, positive=True)
     stability: StabilityName = "volatile"
 
 
 class RAGSpec(_SourceBase):
     type: Literal["rag"]
     pipeline: str
-    k: int = Field(default=20, gt=0)
+    k: int = _count(20, positive=True)
     kind: Kind = "knowledge"
     stability: StabilityName = "volatile"
 
@@ -136,26 +164,26 @@ PolicySpec = Annotated[Union[KnapsackSpec, SlotsSpec, EverythingSpec], Field(dis
 
 
 class EndpointSpec(_Strict):
-    base_url: str
+    base_url: str  # used only when the caller allows it (allow_endpoints)
     model: str
     api_key: str | None = None
-    api_key_env: str | None = None  # read the key from this environment variable, not the file
+    api_key_env: str | None = None  # read the key from this variable, if the caller allows it (allow_env)
 
 
 class ScorerSpec(_Strict):
     complete: str | None = None
     endpoint: EndpointSpec | None = None
-    top_n: int = Field(default=20, gt=0)
+    top_n: int = _count(20, positive=True)
     alpha: float = Field(default=0.5, ge=0, le=1)
-    timeout: float = Field(default=10.0, gt=0)
+    timeout: float = _seconds(10.0)
 
 
 class EngineSpec(_Strict):
-    budget: int = Field(gt=0)
+    budget: int = _count(..., positive=True)
     tokenizer: str = "bytes/3"
     layout: Literal["seed", "cache"] = "cache"
     dedupe_threshold: float | None = Field(default=0.8, gt=0, le=1)
-    source_timeout: float = Field(default=5.0, gt=0)
+    source_timeout: float = _seconds(5.0)
     policy: PolicySpec = Field(default_factory=lambda: KnapsackSpec(type="scored_knapsack"))
     scorer: ScorerSpec | None = None
     sources: list[SourceSpec] = Field(min_length=1)
@@ -184,6 +212,7 @@ _MESSAGES = {
     "string_type": "must be a string",
     "missing": "is required",
     "extra_forbidden": "unknown key",
+    "finite_number": "must be a finite number",
 }
 
 
@@ -231,21 +260,74 @@ def parse_policy(document: Any) -> PolicyDocument:
         raise error from None
 
 
+# YAML's own encodings, told by their byte-order mark; anything else must be UTF-8
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xfe\xff", "utf-16-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xef\xbb\xbf", "utf-8"),
+)
+
+
+def decode_policy(raw: bytes, where: str) -> str:
+    """The text of a policy file: UTF-8, or UTF-8/16/32 after a byte-order mark."""
+    encoding, start = "utf-8", 0
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            encoding, start = name, len(bom)
+            break
+    try:
+        return raw[start:].decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: start + exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{where}: not {encoding.upper()} ({exc.reason} at byte {start + exc.start}, line {line}); "
+            "save the policy as UTF-8"
+        ) from None
+
+
 def load_policy(path: str | os.PathLike[str]) -> PolicyDocument:
     p = Path(path)
+    limit = 4 * MAX_POLICY_CHARS + 4  # the most bytes a text of MAX_POLICY_CHARS can take, and a mark
     try:
-        document = yaml.safe_load(p.read_text(encoding="utf-8"))
+        with p.open("rb") as f:
+            raw = f.read(limit + 1)
     except OSError as exc:
-        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise ConfigError(f"{p}: more than {limit} bytes; a policy holds at most {MAX_POLICY_CHARS} characters")
+    text = decode_policy(raw, str(p))
+    try:
+        document = load_yaml(text, where=str(p), max_chars=MAX_POLICY_CHARS, max_nodes=MAX_POLICY_NODES)
+    except YAMLBoundError as exc:
+        raise ConfigError(str(exc)) from None
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: a date YAML reads, e.g. 2026-13-45
         raise ConfigError(f"{p}: invalid YAML: {exc}") from None
     return parse_policy(document)
 
 
-def load_engine(path: str | os.PathLike[str], objects: Mapping[str, Any] | None = None) -> ContextEngine:
-    """A ``ContextEngine`` from a ContextPolicy file; ``objects`` supplies named Python objects."""
+def load_engine(
+    path: str | os.PathLike[str],
+    objects: Mapping[str, Any] | None = None,
+    *,
+    allow_endpoints: Iterable[str] = (),
+    allow_env: Iterable[str] = (),
+) -> ContextEngine:
+    """A ``ContextEngine`` from a ContextPolicy file; ``objects`` supplies named Python objects.
+
+    The caller, not the file, decides where data may go: a scorer ``endpoint`` in the file is
+    refused unless its ``base_url`` is in ``allow_endpoints`` and its ``api_key_env`` (if any)
+    in ``allow_env``; a file cannot send the candidates or an environment variable anywhere
+    else."""
     doc = load_policy(path)
-    return engine_from_document(doc, objects or {}, Path(path).resolve().parent)
+    base = Path(path).resolve().parent
+    return engine_from_document(doc, objects or {}, base, allow_endpoints=allow_endpoints, allow_env=allow_env)
+
+
+def _url(url: str) -> str:
+    """A base URL as allow-lists compare it: without the trailing slash."""
+    return url.rstrip("/")
 
 
 def _object(objects: Mapping[str, Any], name: str, where: str) -> Any:
@@ -287,8 +369,35 @@ def _policy(p: Any) -> Any:
     return Everything(p.truncate, p.include_deprecated)
 
 
-def _scorer(s: ScorerSpec, objects: Mapping[str, Any]) -> Any:
-    from ctxsieve.scorer import LLMScorer, openai_compatible
+def _endpoint(e: EndpointSpec, allow_endpoints: frozenset[str], allow_env: frozenset[str]) -> Any:
+    """The file's endpoint, if the caller allows both where it sends (the candidates' text and a
+    key) and which environment variable it reads the key from."""
+    from ctxsieve.scorer import openai_compatible
+
+    where = "spec.scorer.endpoint"
+    if _url(e.base_url) not in allow_endpoints:
+        allowed = ", ".join(sorted(allow_endpoints)) or "none"
+        raise ConfigError(
+            f"{where}.base_url: {e.base_url!r} is not an endpoint the caller allows (allowed: {allowed}); "
+            "allow it with load_engine(..., allow_endpoints=[...]) or --allow-endpoint"
+        )
+    key = e.api_key
+    if e.api_key_env is not None:
+        if e.api_key_env not in allow_env:
+            raise ConfigError(
+                f"{where}.api_key_env: ${e.api_key_env} is not a variable the caller allows the policy to read; "
+                "allow it with load_engine(..., allow_env=[...]) or --allow-env"
+            )
+        key = os.environ.get(e.api_key_env)
+        if not key:
+            raise ConfigError(f"{where}.api_key_env: ${e.api_key_env} is not set")
+    return openai_compatible(e.base_url, e.model, api_key=key)
+
+
+def _scorer(
+    s: ScorerSpec, objects: Mapping[str, Any], allow_endpoints: frozenset[str], allow_env: frozenset[str]
+) -> Any:
+    from ctxsieve.scorer import LLMScorer
 
     if (s.complete is None) == (s.endpoint is None):
         raise ConfigError("spec.scorer: give exactly one of complete (an object name) or endpoint")
@@ -296,13 +405,29 @@ def _scorer(s: ScorerSpec, objects: Mapping[str, Any]) -> Any:
         complete = _object(objects, s.complete, "spec.scorer.complete")
     else:
         assert s.endpoint is not None
-        key = s.endpoint.api_key
-        if s.endpoint.api_key_env is not None:
-            key = os.environ.get(s.endpoint.api_key_env)
-            if not key:
-                raise ConfigError(f"spec.scorer.endpoint.api_key_env: ${s.endpoint.api_key_env} is not set")
-        complete = openai_compatible(s.endpoint.base_url, s.endpoint.model, api_key=key)
+        complete = _endpoint(s.endpoint, allow_endpoints, allow_env)
     return LLMScorer(complete, top_n=s.top_n, alpha=s.alpha, timeout=s.timeout)
+
+
+# a sample every estimator must count: a count that is not a small non-negative int (bytes/1e-300
+# gives one beyond any integer) would otherwise fail the first build, not the load
+_PROBE = "A probe sentence, counted once when the policy loads."
+
+
+def _tokenizer(name: str, base: Path) -> Any:
+    from ctxsieve.stages.estimate import TokenEstimator
+    from ctxsieve.tokenizers.base import TokenizerFileError
+
+    try:
+        estimator = TokenEstimator(tokenizer_name(name, base))
+        (count,) = estimator.count([_PROBE])
+    except (ConfigError, TokenizerFileError) as exc:  # a bad name, a missing or malformed file
+        raise ConfigError(f"spec.tokenizer: {exc}") from None
+    except (ValueError, OverflowError) as exc:  # a name that parses but cannot count (bytes/inf)
+        raise ConfigError(f"spec.tokenizer: {name!r} cannot count tokens: {exc}") from None
+    if not 0 <= count <= len(_PROBE.encode()) * 4:
+        raise ConfigError(f"spec.tokenizer: {name!r} counts {count} tokens in {len(_PROBE)} characters")
+    return estimator
 
 
 # estimator kinds whose argument is a file, and how to tell a profile file from a shipped name
@@ -330,12 +455,18 @@ def tokenizer_name(name: str, base: Path) -> str:
     return f"{kind}:{base / path}"
 
 
-def engine_from_document(doc: PolicyDocument, objects: Mapping[str, Any], base: Path) -> ContextEngine:
-    """Build the engine a validated document describes (errors still name their path)."""
+def engine_from_document(
+    doc: PolicyDocument,
+    objects: Mapping[str, Any],
+    base: Path,
+    *,
+    allow_endpoints: Iterable[str] = (),
+    allow_env: Iterable[str] = (),
+) -> ContextEngine:
+    """Build the engine a validated document describes (errors still name their path);
+    ``allow_endpoints`` and ``allow_env`` as in ``load_engine``."""
     from ctxsieve.engine import ContextEngine
     from ctxsieve.sources import SourceConfig
-    from ctxsieve.stages.estimate import TokenEstimator
-    from ctxsieve.tokenizers.base import TokenizerFileError
 
     spec = doc.spec
     configs = []
@@ -352,15 +483,13 @@ def engine_from_document(doc: PolicyDocument, objects: Mapping[str, Any], base: 
         policy = _policy(spec.policy)
     except ConfigError as exc:
         raise ConfigError(f"spec.policy: {exc}") from None
-    try:
-        tokenizer = TokenEstimator(tokenizer_name(spec.tokenizer, base))
-    except (ConfigError, TokenizerFileError) as exc:  # a bad name, a missing or malformed file
-        raise ConfigError(f"spec.tokenizer: {exc}") from None
+    tokenizer = _tokenizer(spec.tokenizer, base)
     scorer = None
     if spec.scorer is not None:
         # outside the engine's try below, whose "spec: " would come before the path again
+        endpoints = frozenset(_url(u) for u in allow_endpoints)
         try:
-            scorer = _scorer(spec.scorer, objects)
+            scorer = _scorer(spec.scorer, objects, endpoints, frozenset(allow_env))
         except ConfigError as exc:
             text = str(exc)
             raise ConfigError(text if text.startswith("spec.scorer") else f"spec.scorer: {text}") from None

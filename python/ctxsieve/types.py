@@ -37,8 +37,10 @@ LAYOUTS: frozenset[str] = frozenset(("seed", "cache"))
 # Every reason a TraceEntry can carry. ``duplicate_of:<kept id>`` is the only parametrised one.
 INCLUDED_REASONS = ("pinned", "min_items", "selected")
 EXCLUDED_REASONS = ("deprecated", "below_floor", "source_cap", "budget", "duplicate_of")
-# Prefixes of Trace.events: ``source_error:<source>:<why>`` and ``scorer_fallback:<reason>``.
-EVENT_KINDS = ("source_error", "scorer_fallback")
+# Prefixes of Trace.events: ``source_error:<source>:<why>``, ``scorer_fallback:<reason>`` and
+# ``audience_excluded:<source>:<count>`` (how many of a source's items the reader may not see;
+# never their ids or content, see ctxsieve.audience).
+EVENT_KINDS = ("source_error", "scorer_fallback", "audience_excluded")
 # What only a ContextSession records (ctxsieve.session): ``already_shown:<turn>`` and
 # ``in_transcript`` reasons; ``session_cut:<turns>:<tokens omitted>:<tokens kept>``,
 # ``stable_changed:<id>`` and ``shown_changed:<id>:<turn>`` events.
@@ -83,8 +85,10 @@ class ContextItem:
 
     ``score`` is the source's raw score (any scale; calibration makes sources comparable).
     ``tokens`` is computed by the engine when None. ``order_key`` orders history
-    chronologically and session items within their source. ``audience`` is None for content any
-    caller may see, else a label that admission matches against the caller. ``meta`` is carried
+    chronologically and session items within their source. ``audience`` is None (or ``"public"``,
+    ``"*"``, ``""``) for content anyone may see, else a label or a frozenset of labels of who may;
+    the engine and admission leave the item out of any call whose readers are not all among
+    them, before budgeting (``ctxsieve.audience`` has the rules). ``meta`` is carried
     through untouched; history items keep their raw messages in ``meta["messages"]``.
     """
 
@@ -98,7 +102,7 @@ class ContextItem:
     signals: Signals = NO_SIGNALS
     pinned: bool = False
     order_key: str | None = None
-    audience: str | None = None
+    audience: str | frozenset[str] | None = None
     meta: Mapping[str, Any] = field(default_factory=lambda: NO_META, hash=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -130,6 +134,11 @@ def item_problem(item: ContextItem) -> str | None:
         return f"signals must be Signals, got {type(item.signals).__name__}"
     if item.order_key is not None and not isinstance(item.order_key, str):
         return f"order_key must be None or a str, got {type(item.order_key).__name__}"
+    a = item.audience
+    if a is not None and not isinstance(a, str):
+        # a frozenset, not any iterable: the item is hashable, and a list would fail far from here
+        if not isinstance(a, frozenset) or not all(isinstance(x, str) for x in a):
+            return f"audience must be None, a str or a frozenset of str, got {type(a).__name__} {a!r:.60}"
     # rendering and the eval read meta with .get: None here failed later, far from the item
     if item.meta is not NO_META and not isinstance(item.meta, Mapping):
         return f"meta must be a mapping, got {type(item.meta).__name__}"
@@ -267,7 +276,8 @@ class Window:
 
     ``stable_prefix_hash`` (hex xxh3-64) and ``stable_prefix_tokens`` describe the rendered
     block of stable items that opens the prompt in both layouts; a provider's prefix cache can
-    reuse it across calls whenever the hash is unchanged.
+    reuse it across calls whenever the hash is unchanged. ``readers`` is the reader set the
+    window was built for (None: an anonymous call, public items only).
     """
 
     query: str
@@ -279,13 +289,16 @@ class Window:
     layout: Layout = "cache"
     stable_prefix_hash: str = ""
     stable_prefix_tokens: int = 0
+    readers: frozenset[str] | None = None  # who the window was built for (None: anyone)
 
     @functools.cached_property
     def _rendered(self) -> Rendered:
         # rendered once per window: eval and callers ask for both the messages and the text
         from ctxsieve.stages.render import render
 
-        return render(self.items, self.query, self.layout)
+        # the engine left out what the readers may not see; rendering checks again, so a
+        # window assembled by hand cannot carry private items into a prompt either
+        return render(self.items, self.query, self.layout, readers=self.readers)
 
     @overload
     def to_messages(self, style: Literal["openai"] = ..., include_query: bool = ...) -> list[dict[str, Any]]: ...

@@ -10,7 +10,7 @@ import pytest
 
 from ctxsieve import ContextEngine, ContextError, HistorySource, OKFIndexSource, OKFSource, RAGSource, SourceConfig
 from ctxsieve.sources.history import units
-from ctxsieve.sources.okf import OKFBundle
+from ctxsieve.sources.okf import OKFBundle, OKFConceptWarning
 
 EXAMPLE_KB = Path(__file__).resolve().parents[2] / "examples" / "support-kb"
 
@@ -213,9 +213,15 @@ def test_okf_bundle_errors_name_the_file(tmp_path, body, message):
         (tmp_path / "bad.md").write_bytes(body)
     else:
         (tmp_path / "bad.md").write_text(body, encoding="utf-8")
+    (tmp_path / "good.md").write_text("---\ntitle: Good\n---\nkept", encoding="utf-8")
     with pytest.raises(ContextError, match=r"bad\.md") as info:
-        OKFBundle(tmp_path)
+        OKFBundle(tmp_path, strict=True)
     assert message in str(info.value)
+    # by default the bad file is left out, with the same error, and the bundle keeps the rest
+    with pytest.warns(OKFConceptWarning, match=r"bad\.md"):
+        bundle = OKFBundle(tmp_path)
+    assert [c.id for c in bundle.concepts] == ["good"]
+    assert len(bundle.errors) == 1 and "bad.md" in bundle.errors[0] and message in bundle.errors[0]
 
 
 def test_okf_bundle_reads_a_file_with_a_byte_order_mark(tmp_path):

@@ -142,7 +142,7 @@ def test_the_example_policy_loads():
         import quickstart
     finally:
         sys.path.remove(str(EXAMPLES))
-    engine = load_engine(EXAMPLES / "support-policy.yaml", quickstart.OBJECTS)
+    engine = load_engine(EXAMPLES / "support-policy-rag.yaml", quickstart.OBJECTS)
     window = engine.build_sync("Can I get a refund after 3 weeks on the Team plan?")
     assert "billing/refund-policy" in {i.id for i in window.items}
     assert window.trace.entry("billing/refund-policy-2024#0").reason == "deprecated"
@@ -156,10 +156,14 @@ def test_scorer_from_an_object_or_an_endpoint(tmp_path, kb, monkeypatch):
     endpoint = "  scorer: {endpoint: {base_url: 'http://127.0.0.1:1/v1', model: m, api_key_env: TEST_KEY}}\n"
     text = GOOD.replace("  sources:", endpoint + "  sources:")
     monkeypatch.delenv("TEST_KEY", raising=False)
+    allowed = {"allow_endpoints": ["http://127.0.0.1:1/v1/"], "allow_env": ["TEST_KEY"]}
     with pytest.raises(ConfigError, match=r"api_key_env: \$TEST_KEY is not set"):
-        load_engine(write(tmp_path, text), objs)
+        load_engine(write(tmp_path, text), objs, **allowed)
     monkeypatch.setenv("TEST_KEY", "sk-x")
-    assert callable(load_engine(write(tmp_path, text), objs).scorer.complete)
+    assert callable(load_engine(write(tmp_path, text), objs, **allowed).scorer.complete)
+    # the caller's allow-lists, not the file, decide (tests/engine/test_policy_trust.py)
+    with pytest.raises(ConfigError, match=r"base_url: 'http://127\.0\.0\.1:1/v1' is not an endpoint the caller"):
+        load_engine(write(tmp_path, text), objs)
     both = GOOD.replace("  sources:", "  scorer: {}\n  sources:")
     with pytest.raises(ConfigError, match=r"^spec\.scorer: give exactly one of complete"):
         load_engine(write(tmp_path, both), objs)

@@ -17,20 +17,25 @@ from ctxsieve.eval.level2 import parse_grade
 
 def test_level1_writes_markdown_json_and_png(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["eval", "--budgets", "750,2000", "--out", str(out), "--quiet"]) == 0
+    assert main(["eval", "--budgets", "750,2000", "--retriever", "bm25", "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "scored_knapsack/cache" in printed and "cache 10-turn" in printed
+    assert "every question alone" in printed and "in sessions" in printed
     assert re.search(r"PASS recall scored_knapsack/cache .* @ 750", printed)
+    assert re.search(r"(PASS|FAIL) recall per question scored_knapsack/cache .* >= 0.60 @ 750", printed)
     data = json.loads((out / "eval.json").read_text(encoding="utf-8"))
-    assert len(data["rows"]) == 8 * 2
-    assert {r["budget"] for r in data["rows"]} == {750, 2000}
-    assert len(data["calls"]) == 8 * 2 * 68
+    # both modes by default: the corpus's sessions, and every question alone
+    assert len(data["rows"]) == 8 * 2 * 2
+    assert {(r["mode"], r["budget"]) for r in data["rows"]} == {
+        (m, b) for m in ("session", "question") for b in (750, 2000)
+    }
+    assert len(data["calls"]) == 8 * 2 * 68 * 2
     assert data["environment"]["questions"] == 68
     md = (out / "eval.md").read_text(encoding="utf-8")
     main_table = md.split("## Targets")[0]
-    assert main_table.count("| fixed_slots/seed |") == 2 and "## Targets" in md
+    assert main_table.count("| fixed_slots/seed |") == 4 and "## Targets" in md
     assert "| config | budget | changed_policy | exact_id | multi_doc | paraphrase | lang:en | lang:es |" in md
-    assert len(data["recall_by_slice"]) == 8 * 2
+    assert len(data["recall_by_slice"]) == 8 * 2 * 2
     assert (out / "eval.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -90,6 +95,7 @@ def stub_server():
 
 def test_level2_answers_judges_and_rescores_against_a_stub(tmp_path, stub_server, capsys):
     args = ["eval", "--level", "2", "--base-url", stub_server, "--model", "stub-1", "--budgets", "750"]
+    args += ["--retriever", "bm25"]
     args += ["--configs", "scored_knapsack/cache,fixed_slots/cache", "--out", str(tmp_path), "--quiet"]
     assert main(args) == 0
     report = json.loads((tmp_path / "eval-level2.json").read_text(encoding="utf-8"))
@@ -119,8 +125,8 @@ def test_parse_grade():
 
 
 def test_llm_rescoring_really_ran(tmp_path, stub_server):
-    args = ["eval", "--base-url", stub_server, "--model", "stub-1", "--budgets", "750"]
-    args += ["--configs", "fixed_slots/cache", "--out", str(tmp_path), "--quiet"]
+    args = ["eval", "--base-url", stub_server, "--model", "stub-1", "--budgets", "750", "--modes", "session"]
+    args += ["--configs", "fixed_slots/cache", "--out", str(tmp_path), "--quiet", "--retriever", "bm25"]
     assert main(args) == 0
     calls = json.loads((tmp_path / "eval.json").read_text(encoding="utf-8"))["calls"]
     llm = [c for c in calls if "+llm" in c["config"]]
@@ -150,8 +156,13 @@ def test_a_user_corpus_runs_end_to_end(tmp_path):
     for name, rows in (("documents", docs), ("questions", questions)):
         (corpus / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["eval", "--corpus", str(corpus), "--budgets", "300", "--out", str(out), "--quiet"]) == 0
-    rows = {r["config"]: r for r in json.loads((out / "eval.json").read_text(encoding="utf-8"))["rows"]}
+    args = ["eval", "--corpus", str(corpus), "--budgets", "300", "--retriever", "bm25", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    rows = {
+        r["config"]: r
+        for r in json.loads((out / "eval.json").read_text(encoding="utf-8"))["rows"]
+        if r["mode"] == "session"
+    }
     assert rows["scored_knapsack/cache"]["recall"] == 1.0
     assert rows["scored_knapsack/cache"]["superseded_rate"] == 0.0
     # the control keeps the old page for the refund question; the phone question retrieves
@@ -186,6 +197,7 @@ def test_the_chat_client_is_closed_when_the_run_stops_on_an_error(tmp_path, stub
     real_close = level2.ChatClient.close
     monkeypatch.setattr(level2.ChatClient, "close", lambda self: closed.append(self) or real_close(self))
     args = ["eval", "--level", "2", "--base-url", stub_server, "--model", "stub-1", "--budgets", "750"]
+    args += ["--retriever", "bm25"]
     args += ["--configs", "fixed_slots/cache", "--level2-configs", "no_such/cache", "--out", str(tmp_path), "--quiet"]
     assert main(args) == 2
     assert "names none of the configurations run" in capsys.readouterr().err

@@ -74,6 +74,7 @@ def call(config: str, session: str, turn: int, turns: int, **kw) -> CallRecord:
     base = dict(
         config=config,
         budget=750,
+        mode="session",
         session=session,
         turn=turn,
         session_turns=turns,

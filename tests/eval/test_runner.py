@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from itertools import pairwise
 
@@ -9,7 +10,7 @@ import pytest
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.eval import metrics
-from ctxsieve.eval.configs import DEFAULT, EvalConfig, default_configs, parse_configs
+from ctxsieve.eval.configs import DEFAULT, Depth, EvalConfig, default_configs, parse_configs
 from ctxsieve.eval.corpus import load_corpus
 from ctxsieve.eval.runner import prepare, run, run_session
 from ctxsieve.eval.summary import summarize
@@ -116,6 +117,9 @@ def test_session_turns_keep_what_each_turn_was_shown(assets):
 
 
 def test_transcript_history_feeds_the_seed_layout(assets):
+    # the old fixed depth, so that at 16,000 tokens every candidate and the whole history fit
+    # (with the depth following the budget, chunks fill it and the history is cut)
+    assets = dataclasses.replace(assets, depth=Depth(rag_k=10, okf_limit=4))
     session = next(s for s in assets.sessions if len(s.turns) >= 10)
     records = run_session(EvalConfig("scored_knapsack", "seed"), 16000, session, assets, history_mode="transcript")
     # the seed layout's history holds turn 1's context message before its question

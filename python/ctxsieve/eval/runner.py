@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxsieve import kernels
+from ctxsieve.engine import ContextEngine
 from ctxsieve.errors import ConfigError
 from ctxsieve.eval import metrics
-from ctxsieve.eval.configs import EvalConfig, make_engine
+from ctxsieve.eval.configs import Depth, EvalConfig, make_engine, system_prompt
 from ctxsieve.eval.corpus import Corpus
 from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
 from ctxsieve.eval.retrieve import build_retriever, chunk_corpus
-from ctxsieve.eval.sessions import Session, sessions
+from ctxsieve.eval.sessions import MODES, Session, per_question, sessions
 from ctxsieve.session_window import SessionWindow
 from ctxsieve.sources import OKFBundle
 from ctxsieve.stages.render import render
@@ -36,6 +37,7 @@ Progress = Callable[[int], None]
 class CallRecord:
     config: str
     budget: int
+    mode: str  # "session" (the corpus's sessions) or "question" (every question alone)
     session: str
     turn: int
     session_turns: int
@@ -71,11 +73,37 @@ class EvalAssets:
     retriever: Any
     bundle: OKFBundle
     sessions: list[Session]
+    questions: list[Session] = field(default_factory=list)  # per-question mode: one turn each
     bundle_dir: str = ""
     doc_sizes: dict[str, int] = field(default_factory=dict)  # tokens of each document's chunks
+    chunk_tokens: float = 1.0  # mean estimated tokens of a chunk, for the candidate depth
+    depth: Depth = field(default_factory=Depth)
+
+    def engine_depth(self, budget: int) -> tuple[int, int]:
+        pages = sum(self.doc_sizes.values()) / max(len(self.doc_sizes), 1)
+        return self.depth.resolve(budget, self.chunk_tokens, pages)
+
+    def engine(self, config: EvalConfig, messages: Any, budget: int, scorer: Any) -> ContextEngine:
+        return make_engine(
+            config,
+            self.retriever,
+            self.bundle,
+            messages,
+            budget,
+            scorer,
+            instructions=system_prompt(self.corpus.info),
+            depth=self.engine_depth(budget),
+        )
 
 
-def prepare(corpus: Corpus, retriever: str = "bm25", bundle_dir: str | None = None) -> EvalAssets:
+def prepare(
+    corpus: Corpus,
+    retriever: str = "bm25",
+    bundle_dir: str | None = None,
+    depth: Depth | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cache_dir: str | None = None,
+) -> EvalAssets:
     """Chunk and index the corpus and write its OKF bundle (to a temporary directory unless
     ``bundle_dir`` is given; the bundle is read fully into memory, so the directory may go)."""
     if bundle_dir is None:
@@ -85,9 +113,20 @@ def prepare(corpus: Corpus, retriever: str = "bm25", bundle_dir: str | None = No
         bundle = OKFBundle(write_bundle(corpus, bundle_dir), today=EVAL_TODAY)
     sizes: dict[str, int] = {}
     chunks = chunk_corpus(corpus)
-    for c, n in zip(chunks, kernels.estimate_tokens([c.text for c in chunks])):
+    chunk_sizes = kernels.estimate_tokens([c.text for c in chunks])
+    for c, n in zip(chunks, chunk_sizes):
         sizes[c.doc_id] = sizes.get(c.doc_id, 0) + n
-    return EvalAssets(corpus, build_retriever(corpus, retriever), bundle, sessions(corpus), bundle_dir or "", sizes)
+    return EvalAssets(
+        corpus,
+        build_retriever(corpus, retriever, cache_dir=cache_dir, progress=progress),
+        bundle,
+        sessions(corpus),
+        per_question(corpus),
+        bundle_dir or "",
+        sizes,
+        chunk_tokens=sum(chunk_sizes) / max(len(chunk_sizes), 1),
+        depth=depth or Depth(),
+    )
 
 
 def doc_id(item: Any) -> str | None:
@@ -111,6 +150,7 @@ def record(
     previous: str | None,
     assets: EvalAssets,
     prompt_docs: Sequence[str] | None = None,
+    mode: str = "session",
 ) -> CallRecord:
     """One call's figures. For a session call, what its candidates matched among the pages
     earlier turns showed counts as in the window (it is in the prompt), at its own size; and
@@ -132,6 +172,7 @@ def record(
     return CallRecord(
         config=config.name,
         budget=budget,
+        mode=mode,
         session=session.id,
         turn=turn,
         session_turns=len(session.turns),
@@ -174,17 +215,18 @@ def run_session(
     scorer: Any = None,
     history_mode: str = "plain",
     max_prompt_tokens: int | None = None,
+    mode: str = "session",
 ) -> list[CallRecord]:
-    """One session's calls. The cache layout runs as a ``ContextSession`` (append-only prompt,
+    """One session's calls (``mode`` labels them). The cache layout runs as a ``ContextSession`` (append-only prompt,
     pages shown once); the seed layout rebuilds its window each call from the history, which
     ``history_mode`` shapes. ``max_prompt_tokens`` is the session's ceiling (the library's
     default when None)."""
     if history_mode not in HISTORY_MODES:
         raise ConfigError(f"history mode: must be plain or transcript, got {history_mode!r}")
     if config.layout == "cache":
-        return _run_context_session(config, budget, session, assets, scorer, max_prompt_tokens)
+        return _run_context_session(config, budget, session, assets, scorer, max_prompt_tokens, mode)
     history: list[dict[str, Any]] = []
-    engine = make_engine(config, assets.retriever, assets.bundle, lambda: history, budget, scorer)
+    engine = assets.engine(config, lambda: history, budget, scorer)
     out: list[CallRecord] = []
     previous: str | None = None
     contexts: dict[str, str] = {}
@@ -193,17 +235,23 @@ def run_session(
         window = engine.build_sync(q.question)
         if history_mode == "transcript":
             contexts[q.id] = shown_context(window)
-        rec = record(config, budget, session, turn, window, previous, assets)
+        rec = record(config, budget, session, turn, window, previous, assets, mode=mode)
         previous = rec.prompt
         out.append(rec)
     return out
 
 
 def _run_context_session(
-    config: EvalConfig, budget: int, session: Session, assets: EvalAssets, scorer: Any, max_prompt_tokens: int | None
+    config: EvalConfig,
+    budget: int,
+    session: Session,
+    assets: EvalAssets,
+    scorer: Any,
+    max_prompt_tokens: int | None,
+    mode: str,
 ) -> list[CallRecord]:
     # the session is the conversation: its history source has nothing to propose
-    engine = make_engine(config, assets.retriever, assets.bundle, list, budget, scorer)
+    engine = assets.engine(config, list, budget, scorer)
     conversation = (
         engine.session() if max_prompt_tokens is None else engine.session(max_prompt_tokens=max_prompt_tokens)
     )
@@ -218,15 +266,25 @@ def _run_context_session(
             stable_docs = [d for it in sw.items if it.stability == "stable" and (d := doc_id(it)) is not None]
         docs_by_turn[sw.turn] = added
         in_prompt = stable_docs + [d for t in sw.turns for d in docs_by_turn.get(t.number, ())]
-        rec = record(config, budget, session, turn, sw, previous, assets, prompt_docs=in_prompt)
+        rec = record(config, budget, session, turn, sw, previous, assets, prompt_docs=in_prompt, mode=mode)
         previous = rec.prompt
         out.append(rec)
         conversation.record_reply(session.reply(q))
     return out
 
 
-def total_calls(assets: EvalAssets, configs: Sequence[EvalConfig], budgets: Sequence[int]) -> int:
-    return len(configs) * len(budgets) * sum(len(s.turns) for s in assets.sessions)
+def _groups(assets: EvalAssets, modes: Sequence[str]) -> list[tuple[str, list[Session]]]:
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:
+        raise ConfigError(f"eval modes: must be session and/or question, got {list(modes)!r}")
+    return [(m, assets.sessions if m == "session" else assets.questions) for m in modes]
+
+
+def total_calls(
+    assets: EvalAssets, configs: Sequence[EvalConfig], budgets: Sequence[int], modes: Sequence[str] = ("session",)
+) -> int:
+    calls = sum(len(s.turns) for _, group in _groups(assets, modes) for s in group)
+    return len(configs) * len(budgets) * calls
 
 
 def run(
@@ -238,15 +296,20 @@ def run(
     progress: Progress | None = None,
     history_mode: str = "plain",
     max_prompt_tokens: int | None = None,
+    modes: Sequence[str] = ("session",),
 ) -> list[CallRecord]:
-    """Every configuration x budget x session; ``progress(n)`` is told of each finished session."""
+    """Every mode x configuration x budget x session; ``progress(n)`` is told of each finished
+    session. Mode ``session`` runs the corpus's sessions, ``question`` every question alone."""
     records: list[CallRecord] = []
-    for config in configs:
-        for budget in budgets:
-            for session in assets.sessions:
-                records += run_session(config, budget, session, assets, scorer, history_mode, max_prompt_tokens)
-                if progress is not None:
-                    progress(len(session.turns))
+    for mode, group in _groups(assets, modes):
+        for config in configs:
+            for budget in budgets:
+                for session in group:
+                    records += run_session(
+                        config, budget, session, assets, scorer, history_mode, max_prompt_tokens, mode
+                    )
+                    if progress is not None:
+                        progress(len(session.turns))
     return records
 
 

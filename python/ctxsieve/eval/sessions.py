@@ -54,6 +54,20 @@ class Session:
         return messages
 
 
+MODES = ("session", "question")
+
+
+def per_question(corpus: Corpus) -> list[Session]:
+    """Every question a one-turn session of its own: no earlier turn gives it credit.
+
+    >>> from ctxsieve.eval.corpus import load_corpus
+    >>> c = load_corpus()
+    >>> len(per_question(c)) == len(c.questions), {len(s.turns) for s in per_question(c)}
+    (True, {1})
+    """
+    return [Session(f"q:{q.id}", (q,)) for q in corpus.questions]
+
+
 def sessions(corpus: Corpus) -> list[Session]:
     """Sessions in order of first appearance, each with its questions in turn order."""
     grouped: dict[str, list[Question]] = {}

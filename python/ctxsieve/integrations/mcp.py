@@ -7,9 +7,9 @@ whichever helpers it is given: ``ctx_read`` / ``ctx_grep`` (an ``Offloader``),
 ``store=`` every helper not passed is created on that store, so one URL gives the whole set.
 
 Because the helpers read their store, the server can run in its own process next to the agent:
-``python -m ctxsieve.integrations.mcp --store sqlite:////path/ctx.db`` serves over stdio what
-the agent's ``Offloader`` wrote to that store (add ``--policy policy.yaml`` for
-``build_context``).
+``ctxsieve mcp --store sqlite:////path/ctx.db`` (or ``python -m ctxsieve.integrations.mcp``,
+the same command) serves over stdio what the agent's ``Offloader`` wrote to that store (add
+``--policy policy.yaml`` for ``build_context``); see ``ctxsieve.commands.mcp``.
 
 Needs the ``mcp`` extra: ``pip install 'ctxsieve[mcp]'``.
 
@@ -21,7 +21,6 @@ Needs the ``mcp`` extra: ``pip install 'ctxsieve[mcp]'``.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -94,27 +93,13 @@ def mcp_server(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve the tools over stdio: ``python -m ctxsieve.integrations.mcp --store URL``."""
-    parser = argparse.ArgumentParser(prog="python -m ctxsieve.integrations.mcp", description=main.__doc__)
-    parser.add_argument("--store", help="store URL (default: $CTXSIEVE_STORE_URL or the local SQLite file)")
-    parser.add_argument("--policy", help="a kind: ContextPolicy YAML file: adds build_context (extra 'yaml')")
-    parser.add_argument("--session", default="default", help="session id searched by session_search")
-    parser.add_argument("--namespace", default="default", help="memory namespace")
-    parser.add_argument("--name", default="ctxsieve", help="server name shown to clients")
-    args = parser.parse_args(argv)
-    engine = None
-    if args.policy:
-        from ctxsieve import load_engine
+    """``python -m ctxsieve.integrations.mcp [options]``: ``ctxsieve mcp [options]``, with its
+    one-line errors and exit statuses."""
+    import sys
 
-        engine = load_engine(args.policy)
-    server = mcp_server(
-        engine,
-        store=args.store or open_store(),
-        session_id=args.session,
-        namespace=args.namespace,
-        name=args.name,
-    )
-    server.run("stdio")
+    from ctxsieve.cli import main as cli_main
+
+    raise SystemExit(cli_main(["mcp", *(sys.argv[1:] if argv is None else argv)]))
 
 
 __all__ = ["INSTRUCTIONS", "main", "mcp_server"]

@@ -8,17 +8,22 @@ summariser raises, times out or returns nothing usable, the conversation is retu
 and a warning is logged: compaction is an optimisation, never a reason to lose the turn.
 
 The summary message records how many original messages it stands for, so positions reported by
-session search stay those of the original conversation across repeated compactions.
+session search stay those of the original conversation across repeated compactions. It is as
+private as what it summarises: its ``audience`` is the most restrictive of the audiences of the
+messages it covers and of the summary it folds in (``ctxsieve.audience``), so compaction never
+makes a private message public; a message type that cannot carry the label (not a dict) is not
+compacted when the aged part is restricted (reason ``restricted_audience``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxsieve.audience import message_audience, restrict
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
 from ctxsieve.loop.session import SessionHistory
 from ctxsieve.loop.transcript import render
@@ -41,6 +46,7 @@ class SummaryRequest:
     messages: list[Any]
     transcript: str
     previous_summary: str | None
+    audience: frozenset[str] | None = None  # who may read the summary (None: anyone)
 
     def prompt(self) -> str:
         """A ready-made instruction for an LLM summariser."""
@@ -63,6 +69,14 @@ class CompactionReport:
     tokens_before: int
     tokens_after: int
     summarized_messages: int = 0
+
+
+def _audience(messages: Sequence[Any]) -> frozenset[str] | None:
+    """The most restrictive audience of ``messages`` (None when all are public)."""
+    aud: frozenset[str] | None = None
+    for m in messages:
+        aud = restrict(aud, message_audience(m))
+    return aud
 
 
 class Compactor:
@@ -129,7 +143,13 @@ class Compactor:
         cut = len(rest) - self.keep_last
         aged = list(messages[body : body + rest[cut - 1].end])
         kept = list(messages[body + rest[cut - 1].end :])
-        request = SummaryRequest(aged, render(a, aged), previous)
+        covers = aged if body == lead else [messages[lead], *aged]
+        try:
+            audience = _audience(covers)
+        except TypeError as exc:
+            logger.warning("compaction skipped, conversation left unchanged: %s", exc)
+            return self._unchanged(messages, "failed:TypeError", before)
+        request = SummaryRequest(aged, render(a, aged), previous, audience)
         try:
             text = await asyncio.wait_for(self.summarize(request), self.timeout)
             if not isinstance(text, str) or not text.strip():
@@ -142,6 +162,11 @@ class Compactor:
             logger.warning("compaction skipped, conversation left unchanged: %s: %s", type(exc).__name__, exc)
             return self._unchanged(messages, f"failed:{type(exc).__name__}", before)
         summary = a.make_summary(text.strip(), covered + len(aged))
+        if audience is not None:
+            if not isinstance(summary, Mapping):
+                # nowhere to put the label: summarising would make private messages public
+                return self._unchanged(messages, "restricted_audience", before)
+            summary = {**summary, "audience": sorted(audience)}
         out = [*messages[:lead], summary, *kept]
         after = self.tokens(out)
         self.last = CompactionReport(True, "compacted", before, after, len(aged))

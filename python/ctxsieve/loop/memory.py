@@ -3,9 +3,14 @@
 ``memory_add``, ``memory_search`` and ``memory_remove`` are tools an agent calls; the same
 memories are also a ctxsieve source (``MemoryToolkit.source()``), so recalled facts compete for
 the one budget with everything else. ``namespace`` separates projects (``None`` searches all of
-them). ``audience`` labels who may see a memory: ``""`` is anyone; a toolkit built with
-``audiences={...}`` only ever finds unlabelled memories and those labels, and the filter runs in
-the store's query, before any ranking or budgeting.
+them and writes to ``"default"``; any string, ``""`` included, is used as it is). ``audience``
+labels who may see a memory: ``""`` is anyone; a toolkit built with ``audiences={...}`` only ever
+finds unlabelled memories and those labels, and the filter runs in the store's query, before any
+ranking or budgeting.
+
+A memory's id is derived from its namespace, audience and text, so adding the same text again
+(an agent rerun, two processes at once) returns the memory already stored instead of a copy;
+new tags are added to it.
 
 >>> import tempfile, os
 >>> from ctxsieve.stores import open_store
@@ -13,15 +18,18 @@ the store's query, before any ranking or budgeting.
 >>> m = mem.add("The customer prefers email over phone", tags=["preference"])
 >>> [x.text for x in mem.search("how does the customer like to be contacted? email")]
 ['The customer prefers email over phone']
+>>> mem.add("The customer prefers email over phone").id == m.id
+True
 >>> mem.remove(m.id), mem.search("email")
 (True, [])
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +55,13 @@ def _memory(record: Record, score: float = 0.0) -> Memory:
     return Memory(record.id, record.text, record.tags, record.audience, record.scope, record.created, score)
 
 
+def memory_id(namespace: str, audience: str, text: str) -> str:
+    """The id of the memory ``text`` for ``audience`` in ``namespace``: the same three give the
+    same id (96 bits of SHA-256 over an unambiguous JSON encoding of them)."""
+    key = json.dumps([namespace, audience, text], ensure_ascii=True)  # \\u escapes: lone surrogates encode too
+    return "mem_" + hashlib.sha256(key.encode("ascii")).hexdigest()[:24]
+
+
 class MemoryToolkit:
     """Add, search and remove memories in ``store`` (default: the embedded SQLite store)."""
 
@@ -55,12 +70,19 @@ class MemoryToolkit:
         store: Any = None,
         *,
         namespace: str | None = "default",
-        audiences: Iterable[str] | None = None,
+        audiences: str | Iterable[str] | None = None,
         max_chars: int = 8000,
     ):
+        if namespace is not None and not isinstance(namespace, str):
+            raise TypeError(f"namespace: expected a str or None, got {type(namespace).__name__}")
         self.store = open_store() if store is None else store
         self.namespace = namespace
-        self.audiences = None if audiences is None else frozenset(audiences)
+        # one label given as a str is that one reader (as a ContextItem's audience is), never
+        # the set of its characters: audiences="alice" must not let reader "a" in
+        readers = (audiences,) if isinstance(audiences, str) else audiences
+        self.audiences = None if readers is None else frozenset(readers)
+        if self.audiences is not None and not all(isinstance(a, str) for a in self.audiences):
+            raise TypeError(f"audiences: expected a str or an iterable of str, got {audiences!r:.80}")
         self.max_chars = max_chars
 
     def _filter(self) -> SearchFilter:
@@ -68,6 +90,12 @@ class MemoryToolkit:
         return SearchFilter(scope=self.namespace, audiences=visible)
 
     def add(self, text: str, tags: Iterable[str] = (), audience: str = "") -> Memory:
+        """Store a memory and return it; the same text for the same audience in the same
+        namespace returns the memory already stored (with any new tags added to it)."""
+        return self._add(text, tags, audience)[0]
+
+    def _add(self, text: str, tags: Iterable[str], audience: str) -> tuple[Memory, bool]:
+        """``(memory, True)`` when it was stored already."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError("text: a memory needs non-empty text")
         if len(text) > self.max_chars:
@@ -79,16 +107,20 @@ class MemoryToolkit:
             raise TypeError(f"audience: expected a str, got {type(audience).__name__}")
         if self.audiences is not None and audience and audience not in self.audiences:
             raise ValueError(f"audience {audience!r} is not one this toolkit may write ({sorted(self.audiences)})")
-        rec = Record(
-            id="mem_" + uuid.uuid4().hex[:24],
-            text=text.strip(),
-            scope=self.namespace or "default",
-            tags=tuple(t.strip() for t in tag_list if t.strip()),
-            audience=audience,
-            created=time.time(),
-        )
+        text = text.strip()
+        scope = "default" if self.namespace is None else self.namespace
+        clean_tags = tuple(dict.fromkeys(t.strip() for t in tag_list if t.strip()))
+        rec_id = memory_id(scope, audience, text)
+        old = self.store.get_record(COLLECTION, rec_id)
+        if old is not None:
+            merged = old.tags + tuple(t for t in clean_tags if t not in old.tags)
+            if merged != old.tags:  # the first version's time is kept: it is when this was learnt
+                old = Record(old.id, old.text, old.scope, old.position, merged, old.audience, old.payload, old.created)
+                self.store.put_records(COLLECTION, [old])
+            return _memory(old), True
+        rec = Record(id=rec_id, text=text, scope=scope, tags=clean_tags, audience=audience, created=time.time())
         self.store.put_records(COLLECTION, [rec])
-        return _memory(rec)
+        return _memory(rec), False
 
     def search(self, query: str, limit: int = 5) -> list[Memory]:
         hits = self.store.search_records(COLLECTION, query, limit, self._filter())
@@ -123,13 +155,14 @@ class MemoryToolkit:
             tags: optional labels, searched together with the text.
             audience: who may see it ("" for anyone, or a label such as a user id).
 
-        Returns the new memory's id, or a line starting with "error:".
+        Returns the memory's id (the one it already had when it was remembered before), or a
+        line starting with "error:".
         """
         try:
-            m = self.add(text, tags or (), audience)
+            m, known = self._add(text, tags or (), audience)
         except (TypeError, ValueError) as exc:
             return f"error: {exc}"
-        return f"remembered as {m.id}"
+        return f"remembered as {m.id}" + (" (it was remembered already)" if known else "")
 
     def memory_search(self, query: str, limit: int = 5) -> str:
         """Search durable memory (facts from earlier sessions and projects).

@@ -3,7 +3,10 @@
 Whatever leaves the live conversation (compacted away, or cut from the window by admission) is
 archived here one unit per record, with its position in the conversation, and ranked by the
 store's BM25/full-text search. A hit returns the whole unit: a tool call always comes back
-with its results.
+with its results. A unit keeps the audience of its messages (the most restrictive label wins,
+``ctxsieve.audience``), and a search returns only units its ``reader`` may see (default None: an
+anonymous reader, public units only), so history admission kept from a reader does not come
+back to them through the tool.
 
 >>> import tempfile, os
 >>> from ctxsieve.stores import open_store
@@ -23,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxsieve.audience import Audience, eligible, message_audience, parse_audience, parse_readers, restrict
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.loop.transcript import render
 from ctxsieve.loop.units import units
@@ -52,7 +56,9 @@ class SessionHistory:
         *,
         adapter: MessageAdapter | str | None = None,
         max_result_chars: int = 4000,
+        reader: Any = None,
     ):
+        self.readers = parse_readers(reader, "reader")
         self.store = open_store() if store is None else store
         if not isinstance(session_id, str) or not session_id:
             raise ValueError(f"session_id: expected a non-empty str, got {session_id!r}")
@@ -75,7 +81,15 @@ class SessionHistory:
             if u.kind == "system":
                 continue  # instructions are not history
             pos = start + u.start
-            payload = json.dumps({"end": start + u.end, "messages": list(u.messages)}, ensure_ascii=False, default=str)
+            aud: Audience = None
+            for m in u.messages:
+                aud = restrict(aud, message_audience(m))
+            # the unit's audience is stored apart from its messages: an SDK object's label would
+            # otherwise be lost in its JSON text
+            label = None if aud is None else sorted(aud)
+            payload = json.dumps(
+                {"end": start + u.end, "messages": list(u.messages), "audience": label}, ensure_ascii=False, default=str
+            )
             records.append(
                 Record(
                     id=f"{self._prefix}-{pos}",
@@ -89,15 +103,25 @@ class SessionHistory:
         return len(records)
 
     def search(self, query: str, limit: int = 5) -> list[HistoryHit]:
-        """The best-matching archived units of this session, best first."""
-        hits = self.store.search_records(COLLECTION, query, limit, SearchFilter(scope=self.session_id))
-        out = []
-        for h in hits:
-            data = json.loads(h.record.payload)
-            out.append(HistoryHit(h.record.position, int(data["end"]), data["messages"], h.record.text, h.score))
-        return out
+        """The best-matching archived units of this session the reader may see, best first."""
+        where = SearchFilter(scope=self.session_id)
+        asked = limit
+        while True:
+            hits = self.store.search_records(COLLECTION, query, asked, where)
+            out = []
+            for h in hits:
+                data = json.loads(h.record.payload)
+                if not eligible(_unit_audience(data), self.readers):
+                    continue
+                out.append(HistoryHit(h.record.position, int(data["end"]), data["messages"], h.record.text, h.score))
+            # units the reader may not see took places in the ranking: ask for more until there
+            # are enough or the store has no more
+            if len(out) >= limit or len(hits) < asked:
+                return out[:limit]
+            asked *= 4
 
     def count(self) -> int:
+        """Archived units of this session (all readers')."""
         return int(self.store.count_records(COLLECTION, scope=self.session_id))
 
     def session_search(self, query: str, limit: int = 5) -> str:
@@ -133,3 +157,14 @@ class SessionHistory:
 
         session_search.__doc__ = SessionHistory.session_search.__doc__
         return [session_search]
+
+
+def _unit_audience(data: Any) -> Audience:
+    """A stored unit's audience; units archived before it was stored apart carry it only in
+    their messages' own labels."""
+    if "audience" in data:
+        return parse_audience(data["audience"])
+    aud: Audience = None
+    for m in data.get("messages") or ():
+        aud = restrict(aud, message_audience(m))
+    return aud

@@ -1,9 +1,10 @@
 """History units: the pieces a conversation may be cut into without breaking it.
 
 A unit is one message, except that an assistant message calling tools travels with the
-messages that carry its results: providers reject a tool call without its result and a result
-without its call. Results with no call before them (orphans) stand alone, as does a call
-whose results never came.
+messages that carry its results, and with any message that sits between them (a user
+interjecting): providers reject a tool call without its result and a result without its call.
+Results with no call before them (orphans) stand alone, as does a call whose results never came.
+The grouping is ``ctxsieve.exchanges``, shared with the engine's history and admission.
 
 >>> msgs = [
 ...     {"role": "system", "content": "be brief"},
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ctxsieve.exchanges import exchange_spans
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 
 UnitKind = Literal["system", "summary", "message", "tool_exchange", "orphan_result"]
@@ -46,30 +48,23 @@ class Unit:
 def units(messages: Sequence[Any], adapter: MessageAdapter | str | None = None) -> list[Unit]:
     """Group ``messages`` into units, in order; every message belongs to exactly one unit."""
     a = adapter_for(messages, adapter)
+    roles = [a.role(m) for m in messages]
+    calls = [a.tool_call_ids(m) if r == "assistant" else [] for m, r in zip(messages, roles)]
+    answers = [a.tool_result_ids(m) for m in messages]
     out: list[Unit] = []
-    i, n = 0, len(messages)
-    while i < n:
-        m = messages[i]
-        role = a.role(m)
-        start = i
-        i += 1
-        pending = set(a.tool_call_ids(m)) if role == "assistant" else set()
-        if pending:
-            # take every following message that answers one of the open calls
-            while pending and i < n:
-                answered = set(a.tool_result_ids(messages[i]))
-                if not answered & pending:
-                    break
-                pending -= answered
-                i += 1
-            kind: UnitKind = "tool_exchange"
+    for start, end in exchange_spans(calls, answers):
+        m, role = messages[start], roles[start]
+        kind: UnitKind
+        if calls[start]:
+            # messages between a call and its result (a user interjecting) belong to the exchange
+            kind = "tool_exchange"
         elif role == "system":
             kind = "system"
         elif a.summary(m) is not None:
             kind = "summary"
-        elif a.tool_result_ids(m):
+        elif answers[start]:
             kind = "orphan_result"
         else:
             kind = "message"
-        out.append(Unit(start, i, kind, tuple(messages[start:i])))
+        out.append(Unit(start, end, kind, tuple(messages[start:end])))
     return out

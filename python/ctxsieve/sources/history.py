@@ -1,10 +1,11 @@
 """The conversation as candidates: one item per unit, newest scored highest.
 
 A unit is one message, except that an assistant message that calls tools travels with the
-results of those calls: providers reject a tool call without its result, so the two are never
-split. Both shapes are understood: OpenAI (``tool_calls`` then ``role: "tool"`` messages) and
-Anthropic (``tool_use`` blocks then a user message of ``tool_result`` blocks). System messages
-are skipped: the system prompt is a ``StaticSource``.
+results of those calls and whatever sits between them: providers reject a tool call without
+its result, so the two are never split (``ctxsieve.exchanges``). Both shapes are understood:
+OpenAI (``tool_calls`` then ``role: "tool"`` messages) and Anthropic (``tool_use`` blocks then
+a user message of ``tool_result`` blocks). System messages are skipped: the system prompt is a
+``StaticSource``.
 
 ``messages`` may be a list you keep appending to, or a callable returning the current list;
 unit ids are ``<name>:<index of the unit's first message>``, so they stay the same as the
@@ -21,6 +22,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ctxsieve.exchanges import exchange_spans
 from ctxsieve.types import ContextItem, Stability
 
 Message = Mapping[str, Any]
@@ -46,21 +48,13 @@ def _answers(m: Message) -> set[str]:
 
 def units(messages: Sequence[Message]) -> list[tuple[int, list[Message]]]:
     """``(index of first message, messages)`` per unit, in order; system messages skipped."""
+    calls = [_tool_call_ids(m) if m.get("role") == "assistant" else set() for m in messages]
+    answers = [_answers(m) for m in messages]
     out: list[tuple[int, list[Message]]] = []
-    i, n = 0, len(messages)
-    while i < n:
-        m = messages[i]
-        if m.get("role") == "system":
-            i += 1
-            continue
-        unit, start = [m], i
-        pending = _tool_call_ids(m) if m.get("role") == "assistant" else set()
-        i += 1
-        while pending and i < n and _answers(messages[i]) & pending:
-            pending -= _answers(messages[i])
-            unit.append(messages[i])
-            i += 1
-        out.append((start, unit))
+    for start, end in exchange_spans(calls, answers):
+        unit = [m for m in messages[start:end] if m.get("role") != "system"]
+        if unit:
+            out.append((start if messages[start].get("role") != "system" else start + 1, unit))
     return out
 
 
@@ -76,6 +70,16 @@ def unit_text(unit: Sequence[Message]) -> str:
             text += "\n" + json.dumps(calls, ensure_ascii=False, default=str)
         parts.append(f"{m.get('role')}: {text}")
     return "\n".join(parts)
+
+
+def _label_copy(label: Any) -> Any:
+    """A label as it is now: a list or set changed in place later must not compare equal."""
+    if label is None or isinstance(label, str):
+        return label
+    try:
+        return tuple(label)
+    except TypeError:
+        return label
 
 
 class HistorySource:
@@ -106,14 +110,15 @@ class HistorySource:
         out = []
         cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
         for k, (start, unit) in enumerate(units(msgs)):
-            contents = [m.get("content") for m in unit]
+            # the audience is compared by value: a label added in place must reach the item
+            contents = [(m.get("content"), _label_copy(m.get("audience"))) for m in unit]
             hit = self._cache.get(start)
             if (
                 hit is not None
                 and hit[2] == k
                 and len(hit[0]) == len(unit)
                 and all(a is b for a, b in zip(hit[0], unit))
-                and all(a is b for a, b in zip(hit[1], contents))
+                and all(a[0] is b[0] and a[1] == b[1] for a, b in zip(hit[1], contents))
             ):
                 cache[start] = hit
                 out.append(hit[3])

@@ -16,7 +16,8 @@ from ctxsieve.types import ContextItem, ScoredItem, Signals, TraceEntry
 class Candidates:
     """Parallel columns over ``items``; ``source_rank[i]`` is the index of item i's source in
     the engine's source list and ``sources[i]`` its name. ``reasons[i]`` stays None until a
-    stage decides the item's fate."""
+    stage decides the item's fate. ``readers`` is who the build is for: every item here is one
+    they may see (the engine left the others out before making the columns)."""
 
     __slots__ = (
         "adjustments",
@@ -28,6 +29,7 @@ class Candidates:
         "items",
         "pinned",
         "raw",
+        "readers",
         "reasons",
         "signals",
         "source_rank",
@@ -36,8 +38,15 @@ class Candidates:
         "tokens",
     )
 
-    def __init__(self, items: list[ContextItem], source_rank: list[int], source_names: Sequence[str]):
+    def __init__(
+        self,
+        items: list[ContextItem],
+        source_rank: list[int],
+        source_names: Sequence[str],
+        readers: frozenset[str] | None = None,
+    ):
         n = len(items)
+        self.readers = readers
         self.items = items
         self.source_rank = source_rank
         self.sources = [source_names[r] for r in source_rank]

@@ -10,8 +10,13 @@
 
 Instructions render as their text; every other item as
 ``<context id=".." source=".." kind="..">`` + content + ``</context>``, blocks separated by a
-blank line. History items render as their raw messages (``meta["messages"]``), else as one
-message with role ``meta.get("role", "user")``.
+blank line. History items render as their raw messages (``meta["messages"]``: dicts, provider
+SDK objects or ``Message``-like objects), else as one message with role ``meta.get("role",
+"user")``; a message's ``audience`` label is an identity, never prompt text, and is left out.
+
+``readers`` (default None: an anonymous call) leaves out every item the readers may not see,
+by the rules of ``ctxsieve.audience``: the engine filters before budgeting, and rendering checks
+again, so no render path defaults to showing private content.
 
 >>> from ctxsieve.types import ContextItem
 >>> items = [ContextItem("sys", "Be brief.", "sys", "instruction", "stable"),
@@ -25,12 +30,13 @@ message with role ``meta.get("role", "user")``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import xxhash
 
+from ctxsieve.audience import Readers, visible
 from ctxsieve.types import ContextItem
 
 
@@ -57,6 +63,30 @@ def stable_prefix_hash(text: str) -> str:
     return xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
+def _message_dict(m: Any) -> dict[str, Any]:
+    """One raw history message as a provider dict, without its audience label."""
+    if isinstance(m, Mapping):
+        out = dict(m)
+    elif callable(getattr(m, "model_dump", None)):
+        dumped = m.model_dump(exclude_none=True)
+        out = dict(dumped) if isinstance(dumped, Mapping) else {"role": "user", "content": str(dumped)}
+    elif isinstance(m, str):
+        out = {"role": "user", "content": m}
+    else:
+        # a Message-like object (role, text, tool calls): the OpenAI shape, read by attribute
+        out = {"role": getattr(m, "role", "user"), "content": getattr(m, "text", None) or getattr(m, "content", "")}
+        calls = getattr(m, "tool_calls", None) or ()
+        if calls:
+            out["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
+            ]
+        for key in ("tool_call_id", "name"):
+            if getattr(m, key, None):
+                out[key] = getattr(m, key)
+    out.pop("audience", None)
+    return out
+
+
 def history_messages(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in items:
@@ -64,7 +94,7 @@ def history_messages(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
             continue
         raw = item.meta.get("messages")
         if raw:
-            out.extend(dict(m) for m in raw)
+            out.extend(_message_dict(m) for m in raw)
         else:
             out.append({"role": item.meta.get("role", "user"), "content": item.content})
     return out
@@ -108,8 +138,9 @@ class Rendered:
         return "\n".join(_message_text(m) for m in self.messages("openai", include_query))
 
 
-def render(items: Sequence[ContextItem], query: str, layout: str = "cache") -> Rendered:
-    """Render ``items`` (already in prompt order) for ``query`` in ``layout``."""
+def render(items: Sequence[ContextItem], query: str, layout: str = "cache", *, readers: Readers = None) -> Rendered:
+    """Render ``items`` (already in prompt order) for ``query`` in ``layout``, for ``readers``."""
+    items = visible(items, readers)[0]
     if layout == "seed":
         system = "\n\n".join(block(i) for i in items if i.kind != "history")
         return Rendered(layout, query, system, history_messages(items), "")

@@ -3,7 +3,10 @@
 One URL picks the backend: ``sqlite:///relative.db`` or ``sqlite:////abs/path.db`` (or a plain
 path) for the embedded default, ``redis://[:password@]host:port/db`` and
 ``postgresql://user:password@host:port/dbname`` for fleets of agent processes. Every backend
-implements ``BlobStore``, ``RecordStore`` and ``SnapshotStore``.
+implements ``BlobStore``, ``RecordStore``, ``SnapshotStore`` and ``RetentionStore``. With no
+URL, ``$CTXSIEVE_STORE_URL`` names the store, else it is ``.ctxsieve/store.db`` in the project
+root (``project_root``: the nearest directory up holding ``.ctxsieve``, ``pyproject.toml`` or
+``.git``).
 
 >>> import tempfile, os
 >>> store = open_store("sqlite:///" + os.path.join(tempfile.mkdtemp(), "ctx.db"))
@@ -26,22 +29,59 @@ from ctxsieve.stores.protocols import (
     Hit,
     Record,
     RecordStore,
+    RetentionStore,
     SearchFilter,
     SnapshotStore,
+    StoredItem,
 )
+from ctxsieve.stores.retention import Retention, prune, split_retention
 from ctxsieve.stores.sqlite import SQLiteStore
 
 DEFAULT_URL_ENV = "CTXSIEVE_STORE_URL"
+STORE_DIR = ".ctxsieve"
+# What makes a directory a project root, nearest first: an existing store directory (so
+# ``mkdir .ctxsieve`` pins the store anywhere), a Python project, a git work tree (``.git`` is
+# a directory, or a file in a worktree or submodule).
+PROJECT_MARKERS = (STORE_DIR, "pyproject.toml", ".git")
+
+
+def project_root(start: str | os.PathLike[str] | None = None) -> Path:
+    """The nearest directory at or above ``start`` (default: the working directory) holding one
+    of ``PROJECT_MARKERS``; ``start`` itself when none does."""
+    here = Path.cwd() if start is None else Path(start)
+    here = here.absolute()
+    for d in (here, *here.parents):
+        if any((d / m).exists() for m in PROJECT_MARKERS):
+            return d
+    return here
+
+
+def default_store_path(start: str | os.PathLike[str] | None = None) -> Path:
+    """``<project root>/.ctxsieve/store.db``: one store per project, beside the project."""
+    return project_root(start) / STORE_DIR / "store.db"
 
 
 def default_store_url() -> str:
-    """``$CTXSIEVE_STORE_URL``, else a SQLite file under ``$XDG_DATA_HOME/ctxsieve`` (or
-    ``~/.local/share/ctxsieve``)."""
+    """``$CTXSIEVE_STORE_URL``, else the SQLite file ``default_store_path()`` names."""
     env = os.environ.get(DEFAULT_URL_ENV, "").strip()
     if env:
         return env
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
-    return "sqlite:///" + os.path.join(base, "ctxsieve", "store.db")
+    return "sqlite:///" + str(default_store_path())
+
+
+def _open_default(path: Path, **options: Any) -> SQLiteStore:
+    """The project's store, its directory made with a ``.gitignore`` of ``*`` (as pytest and
+    ruff do for their caches) so that a store never ends up in a commit."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# created by ctxsieve: the store is local data\n*\n", encoding="utf-8")
+        return SQLiteStore(path, **options)
+    except (OSError, StoreUnavailableError) as exc:
+        raise StoreUnavailableError(
+            f"cannot open the default store {path}: {exc} (set {DEFAULT_URL_ENV} or pass a store URL)"
+        ) from exc
 
 
 def _sqlite_path(url_or_path: str) -> tuple[str, dict[str, list[str]]]:
@@ -59,11 +99,46 @@ def _sqlite_path(url_or_path: str) -> tuple[str, dict[str, list[str]]]:
     return path, parse_qs(parts.query)
 
 
-def open_store(url: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+def _scheme(target: str) -> str:
+    return target.split(":", 1)[0].lower() if "://" in target else ""
+
+
+def sqlite_file(url: str | os.PathLike[str]) -> str | None:
+    """The file a SQLite URL or path names (relative to the working directory when relative);
+    ``None`` for a server's URL."""
+    target = os.fspath(url)
+    scheme = _scheme(target)
+    if scheme not in ("", "sqlite", "file"):
+        return None
+    return _sqlite_path(urlsplit(target).path if scheme == "file" else target)[0]
+
+
+def open_store(url: str | os.PathLike[str] | None = None, *, retention: Retention | None = None, **options: Any) -> Any:
     """The store a URL names (``None``: ``default_store_url()``). Extra keyword options go to
-    the backend's constructor (``namespace=`` for Redis and PostgreSQL)."""
-    target = default_store_url() if url is None else os.fspath(url)
-    scheme = target.split(":", 1)[0].lower() if "://" in target else ""
+    the backend's constructor (``namespace=`` for Redis and PostgreSQL).
+
+    ``retention``, or the URL's ``max_age`` / ``max_size`` query parameters (``?max_age=30d``),
+    is applied once as the store opens (``ctxsieve.stores.retention.prune``) and kept as
+    ``store.retention`` (``None`` when there is none)."""
+    target = os.fspath(url) if url is not None else os.environ.get(DEFAULT_URL_ENV, "").strip() or None
+    from_url = None
+    if target is not None:
+        target, from_url = split_retention(target)
+    store = _open_target(target, options)
+    store.retention = retention if retention is not None else from_url
+    if store.retention is not None:
+        try:
+            prune(store, store.retention)
+        except BaseException:
+            store.close()
+            raise
+    return store
+
+
+def _open_target(target: str | None, options: dict[str, Any]) -> Any:
+    if target is None:
+        return _open_default(default_store_path(), **options)
+    scheme = _scheme(target)
     if scheme in ("", "sqlite", "file"):
         if scheme == "file":
             target = urlsplit(target).path
@@ -101,13 +176,18 @@ __all__ = [
     "Hit",
     "Record",
     "RecordStore",
+    "RetentionStore",
     "SQLiteStore",
     "SearchFilter",
     "SnapshotStore",
     "StoreError",
     "StoreUnavailableError",
+    "StoredItem",
+    "default_store_path",
     "default_store_url",
     "open_snapshot_store",
     "open_store",
+    "project_root",
     "redact_url",
+    "sqlite_file",
 ]

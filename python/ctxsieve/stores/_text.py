@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -16,6 +17,11 @@ CHUNK_CHARS = 1 << 20
 # A query with more distinct words than this is cut: ranking cost grows with the terms and the
 # tail of a pasted paragraph adds noise, not recall.
 MAX_QUERY_TERMS = 32
+
+# The longest identity (scope or audience) a store takes, in UTF-8 bytes of its stored form:
+# PostgreSQL indexes scopes in a btree, whose entries must stay under 2704 bytes with the
+# collection and position, and every backend refuses alike rather than only one failing.
+MAX_IDENTITY_BYTES = 1024
 
 # How many postings one search may score. Measured on SQLite at about 0.4 µs a posting, so
 # 15k keeps a search near 6 ms whatever the query; Redis reads the same postings over the wire.
@@ -98,25 +104,6 @@ def prune_terms(dfs: Iterable[tuple[str, int]], budget: int) -> list[tuple[str, 
     return out
 
 
-def clean_record(record: Record) -> Record:
-    """``record`` with ``clean`` applied to every text field, so any str a caller holds can be
-    stored (the same replacement blobs get)."""
-
-    def c(value: object) -> object:
-        return clean(value) if isinstance(value, str) else value
-
-    return Record(
-        record.id,
-        c(record.text),  # type: ignore[arg-type]
-        c(record.scope),  # type: ignore[arg-type]
-        record.position,
-        tuple(c(t) for t in record.tags),  # type: ignore[misc]
-        c(record.audience),  # type: ignore[arg-type]
-        c(record.payload),  # type: ignore[arg-type]
-        record.created,
-    )
-
-
 def indexed_text(record: Record) -> str:
     """What search sees of a record: its text, then its tags."""
     return record.text if not record.tags else record.text + "\n" + " ".join(record.tags)
@@ -130,12 +117,19 @@ def check_limit(limit: object) -> int:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """A search every backend runs the same way: checked limit, query terms, cleaned filter."""
+    """A search every backend runs the same way: checked limit, query terms, checked filter."""
 
     limit: int
     terms: list[str]
     scope: str | None
     audiences: list[str] | None  # sorted; never empty (an empty set matches nothing)
+
+    def matches(self, record: Record) -> bool:
+        """Whether ``record`` passes the filter, compared exactly (a backend that filters on
+        hashes checks its hits with this)."""
+        if self.scope is not None and record.scope != self.scope:
+            return False
+        return self.audiences is None or record.audience in self.audiences
 
 
 def search_request(collection: str, query: str, limit: object, where: SearchFilter | None) -> SearchRequest | None:
@@ -148,11 +142,24 @@ def search_request(collection: str, query: str, limit: object, where: SearchFilt
     check_collection(collection)
     n = check_limit(limit)
     terms = query_terms(query)
-    scope = clean(where.scope) if where is not None and where.scope is not None else None
-    audiences = sorted(map(clean, where.audiences)) if where is not None and where.audiences is not None else None
+    # identities are matched exactly as the caller wrote them (each backend stores them escaped)
+    scope = filter_identity("scope", where.scope) if where is not None and where.scope is not None else None
+    audiences = None
+    if where is not None and where.audiences is not None:
+        if isinstance(where.audiences, (str, bytes)):  # would be read as a set of characters
+            raise TypeError(f"where.audiences: expected a set of str, got {type(where.audiences).__name__}")
+        audiences = sorted({filter_identity("audiences", a) for a in where.audiences})
     if not terms or n == 0 or audiences == []:
         return None
     return SearchRequest(n, terms, scope, audiences)
+
+
+def filter_identity(field: str, value: object) -> str:
+    """A scope or audience to match: any str, exactly as given (refused otherwise, as a query
+    for ``None`` or bytes would silently match nothing)."""
+    if not isinstance(value, str):
+        raise TypeError(f"where.{field}: expected str, got {type(value).__name__}")
+    return value
 
 
 def tags_to_json(tags: tuple[str, ...]) -> str:
@@ -161,3 +168,51 @@ def tags_to_json(tags: tuple[str, ...]) -> str:
 
 def tags_from_json(raw: str | None) -> tuple[str, ...]:
     return tuple(json.loads(raw)) if raw else ()
+
+
+# ---------------------------------------------------------------------------------------------
+# the one lossless encoding of text no store takes as it is
+#
+# No backend stores a lone surrogate (not UTF-8), PostgreSQL's ``text`` holds no NUL, and
+# replacing either with U+FFFD would merge identities that differ only there ("u\udcff" and
+# "u\udcfe" are two session ids). So an identity, and on PostgreSQL every text field, is stored
+# through ``escape``: each NUL, lone surrogate and U+FDD0 becomes U+FDD0 and four "digits" from
+# the noncharacters U+FDE0-U+FDEF (the code point in hex). Noncharacters are Unicode's code
+# points for a program's internal use: they never appear in interchanged text, PostgreSQL's
+# text search treats them as blanks like the kernels' words (so an escaped NUL still separates
+# words), and any text without those three characters is stored unchanged.
+
+_ESC = "\ufdd0"
+_DIGIT0 = 0xFDE0
+_TO_ESCAPE = re.compile("[\x00\ud800-\udfff\ufdd0]")
+_ESCAPED = re.compile("\ufdd0([\ufde0-\ufdef]{4})")
+
+
+def _escape_one(m: re.Match[str]) -> str:
+    cp = ord(m.group())
+    return _ESC + "".join(chr(_DIGIT0 + (cp >> s & 0xF)) for s in (12, 8, 4, 0))
+
+
+def _unescape_one(m: re.Match[str]) -> str:
+    cp = 0
+    for d in m.group(1):
+        cp = cp << 4 | (ord(d) - _DIGIT0)
+    return chr(cp)
+
+
+def escape(text: str) -> str:
+    """``text`` as valid UTF-8 text without NUL, losslessly (``unescape`` reverses it).
+
+    >>> escape("chat-42")
+    'chat-42'
+    >>> [hex(ord(c)) for c in escape("a\\x00")]
+    ['0x61', '0xfdd0', '0xfde0', '0xfde0', '0xfde0', '0xfde0']
+    >>> unescape(escape("u\\udcff")) == "u\\udcff" != unescape(escape("u\\udcfe"))
+    True
+    """
+    return _TO_ESCAPE.sub(_escape_one, text) if _TO_ESCAPE.search(text) else text
+
+
+def unescape(stored: str) -> str:
+    """The text ``escape`` was given (text stored by earlier versions comes back as it is)."""
+    return _ESCAPED.sub(_unescape_one, stored) if _ESC in stored else stored

@@ -3,9 +3,10 @@
 Search uses PostgreSQL full-text search: a stored ``tsvector`` column (configuration
 ``simple``: lower-cased words, no stemming, like the kernels' words) with a GIN index, ranked
 by ``ts_rank``. Every write is one transaction; a process killed mid-write leaves nothing
-half-done. Blob chunks and snapshot payloads are stored as UTF-8 ``bytea`` because PostgreSQL
-``text`` cannot hold NUL characters, so they come back exactly as written; in records (text that
-is searched) a NUL becomes U+FFFD.
+half-done. PostgreSQL ``text`` cannot hold NUL characters: blob chunks and snapshot payloads are
+stored as UTF-8 ``bytea``, and every text field of a record goes through ``_text.escape`` (which
+PostgreSQL's text search reads as a blank, as the kernels read NUL), so all of them come back
+exactly as written.
 """
 
 from __future__ import annotations
@@ -18,16 +19,29 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ctxsieve.errors import MissingExtraError
+from ctxsieve.stores import _postgres_retention as _retention
+from ctxsieve.stores import _postgres_staging as staging
+from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
-    clean_record,
-    count_lines,
+    escape,
+    filter_identity,
     search_request,
     tags_from_json,
     tags_to_json,
+    unescape,
 )
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
-from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
+from ctxsieve.stores.protocols import (
+    BlobChunk,
+    BlobInfo,
+    Hit,
+    Record,
+    SearchFilter,
+    StoredItem,
+    check_collection,
+    check_id,
+)
 
 try:
     import psycopg
@@ -61,15 +75,15 @@ _COLS = "id, text, scope, position, tags_json, audience, payload, created"
 MAX_NAMESPACE = 63 - len("_records_scope")
 
 
-def _nul(text: str) -> str:
-    return text.replace("\x00", "\ufffd") if "\x00" in text else text
-
-
 def _guard(fn: _F) -> _F:
     @functools.wraps(fn)
     def wrapper(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
         try:
             return fn(self, *args, **kwargs)
+        except psycopg.errors.ProgramLimitExceeded as exc:
+            # an OperationalError too, but the server is fine: the value is over one of its
+            # limits (a tsvector of over 1 MB of distinct words, an index entry over 2704 bytes)
+            raise StoreError(f"PostgreSQL store {self.url}: refused, over a PostgreSQL limit: {exc}") from exc
         except psycopg.OperationalError as exc:
             raise StoreUnavailableError(f"PostgreSQL store {self.url} is unreachable: {exc}") from exc
         except psycopg.Error as exc:
@@ -79,7 +93,17 @@ def _guard(fn: _F) -> _F:
 
 
 def _record(row: Sequence[Any]) -> Record:
-    return Record(row[0], row[1], row[2], int(row[3]), tags_from_json(row[4]), row[5], row[6], float(row[7]))
+    # every text column holds escaped text (see the module's docstring)
+    return Record(
+        row[0],
+        unescape(row[1]),
+        unescape(row[2]),
+        int(row[3]),
+        tags_from_json(unescape(row[4])),
+        unescape(row[5]),
+        unescape(row[6]),
+        float(row[7]),
+    )
 
 
 class PostgresStore:
@@ -115,7 +139,9 @@ class PostgresStore:
 
     def _migrate(self) -> None:
         """Brings tables made by an earlier version up to date (inside the schema transaction):
-        snapshot payloads were ``text``, which turned NUL into U+FFFD."""
+        snapshot payloads were ``text``, which turned NUL into U+FFFD; blob chunks had no
+        ``staged`` column (``_postgres_staging``)."""
+        staging.migrate(self)
         rows = self._conn.execute(
             "SELECT data_type FROM information_schema.columns"
             " WHERE table_schema = current_schema() AND table_name = %s AND column_name = 'payload'",
@@ -150,30 +176,10 @@ class PostgresStore:
 
     @_guard
     def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        """Stream the chunks to staging rows, one short statement each, and publish them in one
+        transaction: nothing stays open or locked while the producer runs (``_postgres_staging``)."""
         check_id("blob id", blob_id)
-        ns = self.ns
-        chars = newlines = n = 0
-        last = ""
-        with self._lock:
-            conn = self._db()
-            with conn.transaction():
-                conn.execute(f"DELETE FROM {ns}_blob_chunks WHERE blob_id = %s", (blob_id,))
-                conn.execute(f"DELETE FROM {ns}_blobs WHERE id = %s", (blob_id,))
-                for c in chunks:
-                    conn.execute(
-                        f"INSERT INTO {ns}_blob_chunks VALUES (%s, %s, %s, %s, %s)",
-                        (blob_id, n, c.first_line, c.first_char, c.text.encode("utf-8")),
-                    )
-                    chars += len(c.text)
-                    newlines += c.text.count("\n")
-                    last = c.text[-1:] or last
-                    n += 1
-                info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
-                conn.execute(
-                    f"INSERT INTO {ns}_blobs VALUES (%s, %s, %s, %s, %s)",
-                    (blob_id, info.chars, info.lines, n, info.created),
-                )
-        return info
+        return staging.put_blob(self, blob_id, chunks)
 
     @_guard
     def blob_info(self, blob_id: str) -> BlobInfo | None:
@@ -229,17 +235,17 @@ class PostgresStore:
         rows = [
             (
                 collection,
-                check_id("record id", r.id),
-                _nul(r.scope),
-                int(r.position),
-                _nul(r.text),
-                _nul(" ".join(r.tags)),
-                _nul(tags_to_json(r.tags)),
-                _nul(r.audience),
-                _nul(r.payload),
-                r.created or time.time(),
+                r.id,
+                escape(r.scope),
+                r.position,
+                escape(r.text),
+                escape(" ".join(r.tags)),
+                escape(tags_to_json(r.tags)),
+                escape(r.audience),
+                escape(r.payload),
+                r.created,
             )
-            for r in map(clean_record, records)
+            for r in stored_records(records)
         ]
         with self._lock:
             conn = self._db()
@@ -289,10 +295,10 @@ class PostgresStore:
         args: list[Any] = [tsq, collection]
         if req.scope is not None:
             sql += " AND scope = %s"
-            args.append(_nul(req.scope))
+            args.append(escape(req.scope))
         if req.audiences is not None:
             sql += " AND audience = ANY(%s)"
-            args.append([_nul(a) for a in req.audiences])
+            args.append([escape(a) for a in req.audiences])
         sql += " ORDER BY rank DESC, id LIMIT %s"
         args.append(req.limit)
         return [Hit(_record(row[:8]), float(row[8])) for row in self._query(sql, args)]
@@ -305,7 +311,7 @@ class PostgresStore:
         else:
             rows = self._query(
                 f"SELECT count(*) FROM {self.ns}_records WHERE collection = %s AND scope = %s",
-                (collection, _nul(clean(scope))),
+                (collection, escape(filter_identity("scope", scope))),
             )
         return int(rows[0][0])
 
@@ -315,17 +321,32 @@ class PostgresStore:
     def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
         if not isinstance(payload, str):
             raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        turn, index_ = escape(check_turn_id(turn_id)), check_call_index(call_index)
         snapshot_id = uuid.uuid4().hex
         with self._lock:
             self._db().execute(
                 f"INSERT INTO {self.ns}_snapshots VALUES (%s, %s, %s, %s, %s)",
-                (snapshot_id, _nul(clean(str(turn_id))), int(call_index), clean(payload).encode("utf-8"), time.time()),
+                (snapshot_id, turn, index_, clean(payload).encode("utf-8"), time.time()),
             )
         return snapshot_id
 
     @_guard
     def load_snapshot(self, snapshot_id: str) -> str | None:
-        if not isinstance(snapshot_id, str):
+        if not is_snapshot_id(snapshot_id):
             return None
-        rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (_nul(clean(snapshot_id)),))
+        rows = self._query(f"SELECT payload FROM {self.ns}_snapshots WHERE id = %s", (snapshot_id,))
         return bytes(rows[0][0]).decode("utf-8") if rows else None
+
+    # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
+
+    @_guard
+    def stored_items(self) -> Iterator[StoredItem]:
+        return iter(_retention.stored_items(self))
+
+    @_guard
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        return _retention.delete_items(self, items)
+
+    @_guard
+    def disk_bytes(self) -> int:
+        return _retention.disk_bytes(self)

@@ -7,6 +7,8 @@ Three concerns, one backend class each (SQLite, Redis, PostgreSQL) implementing 
 * ``RecordStore`` holds searchable records (dropped history, durable memory), ranked by BM25 or
   the backend's full-text ranking, higher scores first.
 * ``SnapshotStore`` persists the assembled prompt of each model call (used by admission).
+* ``RetentionStore`` lists what a store holds and deletes items of it, so one retention policy
+  (``ctxsieve.stores.retention``) can show and prune any backend.
 
 Identifiers that reach a store are validated there too (``check_id``), so a crafted id can never
 name a key, row or file outside the store's own namespace.
@@ -97,8 +99,10 @@ class BlobStore(Protocol):
 class Record:
     """A searchable record. ``scope`` partitions a collection (a session id for history, a
     namespace for memory); ``position`` orders records within a scope; ``payload`` is opaque
-    (JSON text by convention); ``tags`` are indexed together with ``text``. Stores keep text
-    fields as given, except that a lone surrogate becomes U+FFFD (in snapshots too)."""
+    (JSON text by convention); ``tags`` are indexed together with ``text``. Stores keep every
+    field exactly as given, except that a lone surrogate in ``text`` or ``tags`` (searched text)
+    becomes U+FFFD, as in blobs and snapshots; ``scope``, ``audience`` and ``payload`` keep even
+    those (see ``_text.escape``)."""
 
     id: str
     text: str
@@ -158,6 +162,39 @@ class SnapshotStore(Protocol):
         ...
 
 
+# ---------------------------------------------------------------------------------------------
+# retention
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    """One thing a store holds, as retention sees it: a blob (``kind="blob"``), a snapshot
+    (``"snapshot"``) or a record (``"record"``, with its ``collection``). ``bytes`` is the UTF-8
+    size of its content (blob text, record text and payload, snapshot payload), the same measure
+    on every backend; ``created`` is when it was written (seconds since the epoch)."""
+
+    kind: str
+    collection: str
+    id: str
+    created: float
+    bytes: int
+
+
+@runtime_checkable
+class RetentionStore(Protocol):
+    """What ``ctxsieve.stores.retention`` needs of a backend to show and prune it: the policy
+    (what is old, what goes first) is decided there, once, for all three."""
+
+    def stored_items(self) -> Iterator[StoredItem]:
+        """Every complete blob, record and snapshot the store holds, in no particular order."""
+        ...
+
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        """Delete these items, each only if it is still the version listed (same ``created``:
+        one rewritten since is kept); returns those deleted."""
+        ...
+
+
 __all__ = [
     "BlobChunk",
     "BlobInfo",
@@ -165,8 +202,10 @@ __all__ = [
     "Hit",
     "Record",
     "RecordStore",
+    "RetentionStore",
     "SearchFilter",
     "SnapshotStore",
+    "StoredItem",
     "check_collection",
     "check_id",
 ]

@@ -31,19 +31,32 @@ from typing import Any, TypeVar
 
 from ctxsieve import kernels
 from ctxsieve.errors import MissingExtraError
+from ctxsieve.stores import _redis_retention as _retention
+from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     POSTING_BUDGET,
     clean,
-    clean_record,
     count_lines,
+    escape,
+    filter_identity,
     indexed_text,
     prune_terms,
     search_request,
     tags_from_json,
     tags_to_json,
+    unescape,
 )
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError, redact_url
-from ctxsieve.stores.protocols import BlobChunk, BlobInfo, Hit, Record, SearchFilter, check_collection, check_id
+from ctxsieve.stores.protocols import (
+    BlobChunk,
+    BlobInfo,
+    Hit,
+    Record,
+    SearchFilter,
+    StoredItem,
+    check_collection,
+    check_id,
+)
 
 try:
     import redis as _redis
@@ -209,7 +222,7 @@ class RedisStore:
         # one entry per id, the last version winning (as in SQL): the transaction reads each
         # old version once, so a repeated id would otherwise be indexed and counted twice
         latest: dict[str, tuple[Record, str, dict[str, int], int]] = {}
-        for rec in map(clean_record, records):
+        for rec in stored_records(records):
             counts: dict[str, int] = {}
             ws = kernels.words(indexed_text(rec))
             for w in ws:
@@ -223,6 +236,7 @@ class RedisStore:
             olds = [pipe.hmget(key, "terms", "len", "scope") for _, key, _, _ in prepared]
             pipe.multi()
             for (rec, key, counts, length), old in zip(prepared, olds):
+                scope, audience = escape(rec.scope), escape(rec.audience)
                 if old[0] is not None:  # replacing: take the old version out of the index
                     for term in json.loads(old[0]):
                         pipe.hdel(f"{ix}:t:{term}", rec.id)
@@ -233,22 +247,22 @@ class RedisStore:
                     key,
                     mapping={
                         "text": rec.text,
-                        "scope": rec.scope,
-                        "position": int(rec.position),
+                        "scope": scope,
+                        "position": rec.position,
                         "tags": tags_to_json(rec.tags),
-                        "audience": rec.audience,
-                        "payload": rec.payload,
-                        "created": repr(rec.created or time.time()),
+                        "audience": audience,
+                        "payload": escape(rec.payload),
+                        "created": repr(rec.created),
                         "terms": json.dumps(counts, ensure_ascii=False),
                         "len": length,
                     },
                 )
                 for term, tf in counts.items():
                     pipe.hset(f"{ix}:t:{term}", rec.id, tf)
-                pipe.hset(f"{ix}:doc", rec.id, json.dumps([length, rec.scope, rec.audience], ensure_ascii=False))
+                pipe.hset(f"{ix}:doc", rec.id, json.dumps([length, scope, audience], ensure_ascii=False))
                 pipe.hincrby(f"{ix}:stats", "n", 1)
                 pipe.hincrby(f"{ix}:stats", "total", length)
-                pipe.sadd(f"{ix}:scope:{rec.scope}", rec.id)
+                pipe.sadd(f"{ix}:scope:{scope}", rec.id)
 
         self.r.transaction(apply, *[key for _, key, _, _ in prepared])
 
@@ -257,11 +271,11 @@ class RedisStore:
         return Record(
             id=record_id,
             text=h["text"],
-            scope=h["scope"],
+            scope=unescape(h["scope"]),
             position=int(h["position"]),
             tags=tags_from_json(h["tags"]),
-            audience=h["audience"],
-            payload=h["payload"],
+            audience=unescape(h["audience"]),
+            payload=unescape(h["payload"]),
             created=float(h["created"]),
         )
 
@@ -272,28 +286,35 @@ class RedisStore:
         return self._record(record_id, h) if h else None
 
     @_guard
-    def delete_record(self, collection: str, record_id: str) -> bool:
+    def delete_record(self, collection: str, record_id: str, *, if_created: float | None = None) -> bool:
+        """Delete a record (with ``if_created``: only while it is still the version written then)."""
         check_collection(collection)
-        key, ix = self._rkey(collection, record_id), self._ix(collection)
+        key = self._rkey(collection, record_id)
         deleted = False
 
         def apply(pipe: Any) -> None:
             nonlocal deleted
-            old = pipe.hmget(key, "terms", "len", "scope")
-            deleted = old[0] is not None
+            old = pipe.hmget(key, "terms", "len", "scope", "created")
+            deleted = old[0] is not None and (if_created is None or float(old[3]) == if_created)
             if not deleted:
                 return
             pipe.multi()
-            for term in json.loads(old[0]):
-                pipe.hdel(f"{ix}:t:{term}", record_id)
-            pipe.hdel(f"{ix}:doc", record_id)
-            pipe.hincrby(f"{ix}:stats", "n", -1)
-            pipe.hincrby(f"{ix}:stats", "total", -int(old[1]))
-            pipe.srem(f"{ix}:scope:{old[2]}", record_id)
-            pipe.delete(key)
+            self._queue_delete(pipe, collection, record_id, old)
 
         self.r.transaction(apply, key)
         return deleted
+
+    def _queue_delete(self, pipe: Any, collection: str, record_id: str, old: Sequence[Any]) -> None:
+        """Queue, in a MULTI, the deletion of a record and of its index entries; ``old`` is its
+        ``terms``, ``len`` and ``scope`` fields, read under WATCH."""
+        key, ix = self._rkey(collection, record_id), self._ix(collection)
+        for term in json.loads(old[0]):
+            pipe.hdel(f"{ix}:t:{term}", record_id)
+        pipe.hdel(f"{ix}:doc", record_id)
+        pipe.hincrby(f"{ix}:stats", "n", -1)
+        pipe.hincrby(f"{ix}:stats", "total", -int(old[1]))
+        pipe.srem(f"{ix}:scope:{old[2]}", record_id)
+        pipe.delete(key)
 
     @_guard
     def search_records(
@@ -303,8 +324,10 @@ class RedisStore:
         if req is None:
             return []
         ix = self._ix(collection)
-        terms, limit, scope_only = req.terms, req.limit, req.scope
-        audiences = None if req.audiences is None else set(req.audiences)
+        terms, limit = req.terms, req.limit
+        # the index holds identities escaped: compare escaped forms (escape is one-to-one)
+        scope_only = None if req.scope is None else escape(req.scope)
+        audiences = None if req.audiences is None else {escape(a) for a in req.audiences}
         pipe = self.r.pipeline(transaction=False)
         pipe.hmget(f"{ix}:stats", "n", "total")
         for t in terms:
@@ -355,7 +378,7 @@ class RedisStore:
         ix = self._ix(collection)
         if scope is None:
             return int(self.r.hget(f"{ix}:stats", "n") or 0)
-        return int(self.r.scard(f"{ix}:scope:{clean(scope)}"))
+        return int(self.r.scard(f"{ix}:scope:{escape(filter_identity('scope', scope))}"))
 
     # -- snapshots --------------------------------------------------------------------------
 
@@ -363,12 +386,13 @@ class RedisStore:
     def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
         if not isinstance(payload, str):
             raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        turn, index_ = escape(check_turn_id(turn_id)), check_call_index(call_index)
         snapshot_id = uuid.uuid4().hex
         self.r.hset(
             f"{self.ns}:snap:{snapshot_id}",
             mapping={
-                "turn_id": clean(str(turn_id)),
-                "call_index": int(call_index),
+                "turn_id": turn,
+                "call_index": index_,
                 "payload": clean(payload),
                 "created": time.time(),
             },
@@ -377,9 +401,17 @@ class RedisStore:
 
     @_guard
     def load_snapshot(self, snapshot_id: str) -> str | None:
-        try:
-            check_id("snapshot id", snapshot_id)
-        except ValueError:
+        if not is_snapshot_id(snapshot_id):
             return None
         payload: str | None = self.r.hget(f"{self.ns}:snap:{snapshot_id}", "payload")
         return payload
+
+    # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
+
+    @_guard
+    def stored_items(self) -> Iterator[StoredItem]:
+        return iter(list(_retention.stored_items(self)))  # listed inside the guard: errors are StoreErrors
+
+    @_guard
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        return _retention.delete_items(self, items)

@@ -3,11 +3,13 @@
 Search runs on postings tables scored in SQL (``_sqlite_index``), not on FTS5: FTS5's
 ``bm25()`` measured 10x slower at 100k records (numbers in that module).
 
-Every write is one ``BEGIN IMMEDIATE`` transaction, so a process killed mid-write loses only
-the transaction it had not committed; what a call acknowledged is on disk (WAL with
-``synchronous=NORMAL`` survives a process crash; pass ``synchronous=full`` in the URL to also
-survive power loss at the cost of an fsync per commit). Several processes may write the same
-file: SQLite serialises them and ``busy_timeout`` makes each wait its turn instead of failing.
+Every write is one ``BEGIN IMMEDIATE`` transaction (a blob streams its chunks in one short
+transaction each and is published in one more, ``_sqlite_staging``), so a process killed
+mid-write loses only the transaction it had not committed; what a call acknowledged is on disk (WAL
+with ``synchronous=NORMAL`` survives a process crash; pass ``synchronous=full`` in the URL to
+also survive power loss at the cost of an fsync per commit). Several processes may write the
+same file: SQLite serialises them and ``busy_timeout`` makes each wait its turn instead of
+failing.
 """
 
 from __future__ import annotations
@@ -23,13 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from ctxsieve.stores import _sqlite_index as index
+from ctxsieve.stores import _sqlite_retention as _retention
+from ctxsieve.stores import _sqlite_staging as staging
+from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
-    clean_record,
-    count_lines,
+    escape,
+    filter_identity,
     search_request,
     tags_from_json,
     tags_to_json,
+    unescape,
 )
 from ctxsieve.stores.errors import StoreError, StoreUnavailableError
 from ctxsieve.stores.protocols import (
@@ -38,6 +44,7 @@ from ctxsieve.stores.protocols import (
     Hit,
     Record,
     SearchFilter,
+    StoredItem,
     check_collection,
     check_id,
 )
@@ -64,18 +71,18 @@ CREATE TABLE IF NOT EXISTS snapshots (
 MMAP_BYTES = 256 << 20
 
 _RECORD_COLS = "id, text, scope, position, tags_json, audience, payload, created"
-_SCHEMA += index.SCHEMA
+_SCHEMA += index.SCHEMA + staging.SCHEMA
 
 
 def _record(row: Sequence[Any]) -> Record:
     return Record(
         id=row[0],
         text=row[1],
-        scope=row[2],
+        scope=unescape(row[2]),
         position=row[3],
         tags=tags_from_json(row[4]),
-        audience=row[5],
-        payload=row[6],
+        audience=unescape(row[5]),
+        payload=unescape(row[6]),
         created=row[7],
     )
 
@@ -170,24 +177,10 @@ class SQLiteStore:
     # -- blobs ------------------------------------------------------------------------------
 
     def put_blob(self, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+        """Stream the chunks to a staging area, one short transaction each, and publish them in
+        one more: no transaction stays open while the producer runs (``_sqlite_staging``)."""
         check_id("blob id", blob_id)
-        chars = newlines = n = 0
-        last = ""
-        with self._write(f"cannot write blob {blob_id}") as conn:
-            conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
-            conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,))
-            for c in chunks:
-                conn.execute(
-                    "INSERT INTO blob_chunks VALUES (?, ?, ?, ?, ?)",
-                    (blob_id, n, c.first_line, c.first_char, c.text),
-                )
-                chars += len(c.text)
-                newlines += c.text.count("\n")
-                last = c.text[-1:] or last
-                n += 1
-            info = BlobInfo(blob_id, chars, count_lines(chars, newlines, last == "\n"), n, time.time())
-            conn.execute("INSERT INTO blobs VALUES (?, ?, ?, ?, ?)", (blob_id, info.chars, info.lines, n, info.created))
-        return info
+        return staging.put_blob(self, blob_id, chunks)
 
     def blob_info(self, blob_id: str) -> BlobInfo | None:
         check_id("blob id", blob_id)
@@ -232,34 +225,23 @@ class SQLiteStore:
 
     def put_records(self, collection: str, records: Sequence[Record]) -> None:
         check_collection(collection)
-        for r in records:
-            check_id("record id", r.id)
+        checked = stored_records(records)
         with self._write(f"cannot write records to {collection}") as conn:
-            for r in map(clean_record, records):
-                self._remove(conn, collection, r.id)
-                stored = Record(
-                    r.id,
-                    r.text,
-                    r.scope,
-                    int(r.position),
-                    tuple(r.tags),
-                    r.audience,
-                    r.payload,
-                    r.created or time.time(),
-                )
+            for stored in checked:
+                self._remove(conn, collection, stored.id)
                 cur = conn.execute(
                     "INSERT INTO records (collection, id, scope, position, text, tags, tags_json, audience,"
                     " payload, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         collection,
                         stored.id,
-                        stored.scope,
+                        escape(stored.scope),
                         stored.position,
                         stored.text,
                         " ".join(stored.tags),
                         tags_to_json(stored.tags),
-                        stored.audience,
-                        stored.payload,
+                        escape(stored.audience),
+                        escape(stored.payload),
                         stored.created,
                     ),
                 )
@@ -312,6 +294,9 @@ class SQLiteStore:
                 raise StoreError(f"SQLite store {self.url}: search failed: {exc}") from exc
         scores = dict(ranked)
         hits = [Hit(_record(row[1:]), scores[row[0]]) for row in rows]
+        # the postings filter on 64-bit hashes of scope and audience: check the exact values, so
+        # that two identities with one hash (crafted, or by chance) still never share a record
+        hits = [h for h in hits if req.matches(h.record)]
         hits.sort(key=lambda h: (-h.score, h.record.id))
         return hits[: req.limit]
 
@@ -319,7 +304,10 @@ class SQLiteStore:
         check_collection(collection)
         if scope is None:
             return int(self._read("SELECT count(*) FROM records WHERE collection = ?", (collection,))[0][0])
-        rows = self._read("SELECT count(*) FROM records WHERE collection = ? AND scope = ?", (collection, clean(scope)))
+        rows = self._read(
+            "SELECT count(*) FROM records WHERE collection = ? AND scope = ?",
+            (collection, escape(filter_identity("scope", scope))),
+        )
         return int(rows[0][0])
 
     # -- snapshots --------------------------------------------------------------------------
@@ -327,16 +315,38 @@ class SQLiteStore:
     def save_snapshot(self, turn_id: str, call_index: int, payload: str) -> str:
         if not isinstance(payload, str):
             raise TypeError(f"payload: expected str, got {type(payload).__name__}")
+        turn, index_ = escape(check_turn_id(turn_id)), check_call_index(call_index)
         snapshot_id = uuid.uuid4().hex
         with self._write("cannot save snapshot") as conn:
             conn.execute(
                 "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?)",
-                (snapshot_id, clean(str(turn_id)), int(call_index), clean(payload), time.time()),
+                (snapshot_id, turn, index_, clean(payload), time.time()),
             )
         return snapshot_id
 
     def load_snapshot(self, snapshot_id: str) -> str | None:
-        if not isinstance(snapshot_id, str):
+        if not is_snapshot_id(snapshot_id):
             return None
-        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (clean(snapshot_id),))
+        rows = self._read("SELECT payload FROM snapshots WHERE id = ?", (snapshot_id,))
         return rows[0][0] if rows else None
+
+    # -- retention (ctxsieve.stores.retention decides what goes) -----------------------------
+
+    def stored_items(self) -> Iterator[StoredItem]:
+        return _retention.stored_items(self)
+
+    def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
+        return _retention.delete_items(self, items)
+
+    def disk_bytes(self) -> int:
+        return _retention.disk_bytes(self)
+
+    def vacuum(self) -> None:
+        """Give the pages freed by deletions back to the file system (SQLite keeps them for
+        reuse otherwise, so the file does not shrink); waits for other writers like a write."""
+        with self._lock:
+            try:
+                self._db().execute("VACUUM")
+                self._db().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self.url}: cannot vacuum: {exc}") from exc

@@ -1,0 +1,70 @@
+"""The SQLite store's side of retention: list what the file holds, delete what was chosen.
+
+Sizes are UTF-8 bytes of the content (``CAST(... AS BLOB)`` gives the stored UTF-8), the same
+measure the other backends report; the file itself is larger (indexes, postings, free pages),
+which ``disk_bytes`` reports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from ctxsieve.stores.protocols import StoredItem
+
+if TYPE_CHECKING:
+    from ctxsieve.stores.sqlite import SQLiteStore
+
+_BLOBS = (
+    "SELECT b.id, b.created, coalesce(sum(length(CAST(c.text AS BLOB))), 0) FROM blobs b"
+    " LEFT JOIN blob_chunks c ON c.blob_id = b.id GROUP BY b.id"
+)
+_RECORDS = "SELECT collection, id, created, length(CAST(text AS BLOB)) + length(CAST(payload AS BLOB)) FROM records"
+_SNAPSHOTS = "SELECT id, created, length(CAST(payload AS BLOB)) FROM snapshots"
+
+
+def stored_items(store: SQLiteStore) -> Iterator[StoredItem]:
+    for blob_id, created, size in store._read(_BLOBS):
+        yield StoredItem("blob", "", blob_id, float(created), int(size))
+    for collection, record_id, created, size in store._read(_RECORDS):
+        yield StoredItem("record", collection, record_id, float(created), int(size))
+    for snapshot_id, created, size in store._read(_SNAPSHOTS):
+        yield StoredItem("snapshot", "", snapshot_id, float(created), int(size))
+
+
+def delete_items(store: SQLiteStore, items: Sequence[StoredItem]) -> list[StoredItem]:
+    """One transaction; each row goes only if its ``created`` is still the one listed."""
+    for it in items:
+        if it.kind not in ("blob", "record", "snapshot"):
+            raise ValueError(f"unknown item kind {it.kind!r}: expected blob, record or snapshot")
+    gone = []
+    with store._write(f"cannot delete {len(items)} items") as conn:
+        for it in items:
+            if it.kind == "blob":
+                if conn.execute("DELETE FROM blobs WHERE id = ? AND created = ?", (it.id, it.created)).rowcount:
+                    conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (it.id,))
+                    gone.append(it)
+            elif it.kind == "snapshot":
+                if conn.execute("DELETE FROM snapshots WHERE id = ? AND created = ?", (it.id, it.created)).rowcount:
+                    gone.append(it)
+            else:
+                same = conn.execute(
+                    "SELECT 1 FROM records WHERE collection = ? AND id = ? AND created = ?",
+                    (it.collection, it.id, it.created),
+                ).fetchone()
+                # _remove also takes the record out of the search index
+                if same and store._remove(conn, it.collection, it.id):
+                    gone.append(it)
+    return gone
+
+
+def disk_bytes(store: SQLiteStore) -> int:
+    """Bytes the store's files take on disk (the database, its WAL and shared-memory index)."""
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            total += os.path.getsize(store.path + suffix)
+        except OSError:
+            pass  # no WAL yet, or an in-memory database
+    return total
