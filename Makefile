@@ -34,10 +34,14 @@ RELEASE_TOOLS ?= build/release-tools
 WHEELHOUSE ?= build/wheelhouse
 MANYLINUX ?= manylinux_2_17
 RELEASE_BIN := $(RELEASE_TOOLS)/bin
+# the oldest Python the abi3 wheel claims (cp310): both wheels are smoke-tested on it too when
+# one is found (pyenv's, or python3.10 on PATH); empty: skipped, with a note
+SMOKE_PYTHON_MIN ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10) \
+	$(shell command -v python3.10 2>/dev/null | grep -v /shims/))
 
 .PHONY: dist
 dist: ## release artefacts into a fresh dist/: abi3 manylinux wheel, py3-none-any wheel, sdist; each smoke-tested
-	rm -rf dist $(WHEELHOUSE)
+	rm -rf dist $(WHEELHOUSE) $(WHEELHOUSE)-py310
 	mkdir -p build
 	$(PYTHON) -m venv $(RELEASE_TOOLS)
 	$(RELEASE_BIN)/pip install -q "maturin>=1.7,<2" "ziglang>=0.13,<1" "auditwheel>=6"
@@ -50,6 +54,13 @@ dist: ## release artefacts into a fresh dist/: abi3 manylinux wheel, py3-none-an
 		--find-links $(WHEELHOUSE) -w dist dist/ctxsieve-*.tar.gz
 	$(PYTHON) tools/smoke_release.py --dist dist --wheelhouse $(WHEELHOUSE) \
 		--auditwheel $(RELEASE_BIN)/auditwheel --platform-tag $(MANYLINUX)_$(shell uname -m)
+	@if [ -n "$(SMOKE_PYTHON_MIN)" ]; then \
+		echo "== both wheels again on $(SMOKE_PYTHON_MIN)"; \
+		$(RELEASE_BIN)/pip download -q --python-version 3.10 --only-binary :all: -d $(WHEELHOUSE)-py310 \
+			-r build/release-requirements.txt && \
+		$(PYTHON) tools/smoke_release.py --dist dist --wheelhouse $(WHEELHOUSE)-py310 --python $(SMOKE_PYTHON_MIN) \
+			--skip files --skip resolution --skip sdist --skip sdist-no-cargo; \
+	else echo "no Python 3.10 found (SMOKE_PYTHON_MIN): the wheels were smoke-tested on $(PYTHON) only"; fi
 
 .PHONY: format
 format: ## format Rust and Python

@@ -239,16 +239,26 @@ fn cache_order(
     })
 }
 
+/// A grep program as `kernels/grep_program.py` sends it: (instructions, classes).
+type RawProgram = (Vec<(u8, u32, u32)>, Vec<Vec<(u32, u32)>>);
+
+/// `regex`, `required` and `program` come from `kernels.grep_program` (the dialect is parsed
+/// in Python); `confirm`: the program decides every line the regex matched.
 #[pyfunction]
 fn grep_lines(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
-    pattern: &Bound<'_, PyAny>,
+    regex: &Bound<'_, PyAny>,
+    required: &Bound<'_, PyAny>,
+    program: RawProgram,
+    confirm: bool,
     max_matches: usize,
 ) -> PyResult<Vec<usize>> {
     let text = text_of(text, "text")?;
-    let pattern = text_of(pattern, "pattern")?;
-    py.detach(|| grep::grep_lines(&text, &pattern, max_matches))
+    let regex = text_of(regex, "regex")?;
+    let required = text_of(required, "required")?;
+    let program = grep::Program::new(&program.0, program.1).map_err(PyValueError::new_err)?;
+    py.detach(|| grep::grep_lines(&text, &regex, &required, &program, confirm, max_matches))
         .map_err(PyValueError::new_err)
 }
 

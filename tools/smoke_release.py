@@ -112,6 +112,13 @@ class Smoke:
             raise inspect_.ReleaseCheckError(f"check ({expected}) passed but wrote to stderr:\n{proc.stderr}")
         return json.loads(out)  # type: ignore[no-any-return]
 
+    def script(self, py: str, env: dict[str, str]) -> None:
+        """The console script the wheel declares runs from the venv and knows its version."""
+        script = Path(py).parent / ("ctxsieve.exe" if os.name == "nt" else "ctxsieve")
+        out = must(run([str(script), "--version"], env=env, cwd=self.work), f"{script} --version").strip()
+        if out != f"ctxsieve {PYPROJECT['project']['version']}":
+            raise inspect_.ReleaseCheckError(f"{script} --version printed {out!r}")
+
     def same(self, name: str, got: dict[str, Any], reference: dict[str, Any]) -> None:
         for part in ("window", "kernels"):
             if got[part] != reference[part]:
@@ -130,6 +137,7 @@ class Smoke:
         py, env = self.venv("native-wheel", dict(os.environ))
         must(self.pip_install(py, env, "--only-binary", ":all:", str(wheel)), "install the abi3 wheel")
         native = self.check(py, env, "native")
+        self.script(py, env)
         self.same("abi3 wheel, forced to the reference", self.check(py, env, "python", forced="python"), native)
         self.results["native"] = native
 
@@ -137,6 +145,7 @@ class Smoke:
         py, env = self.venv("pure-wheel", rust_free_env())
         must(self.pip_install(py, env, "--only-binary", ":all:", str(wheel)), "install the py3-none-any wheel")
         self.same("py3-none-any wheel", self.check(py, env, "python"), self.results["native"])
+        self.script(py, env)
         forced = run([py, "-I", str(CHECK), "native"], env={**env, "CTXSIEVE_BACKEND": "native"}, cwd=self.work)
         if forced.returncode == 0 or "ctxsieve._native cannot be loaded" not in forced.stderr:
             raise inspect_.ReleaseCheckError(

@@ -57,7 +57,14 @@ def cache_order(
     order_keys: list[str],
     ids: list[str],
 ) -> list[int]: ...
-def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]: ...
+def grep_lines(
+    text: str,
+    regex: str,
+    required: str,
+    program: tuple[list[tuple[int, int, int]], list[tuple[tuple[int, int], ...]]],
+    confirm: bool,
+    max_matches: int,
+) -> list[int]: ...
 
 @final
 class Bm25Index:

@@ -40,7 +40,7 @@ from ctxsieve.stages.render import stable_block, stable_prefix_hash
 from ctxsieve.stages.score import rescore
 from ctxsieve.stages.select import select
 from ctxsieve.types import LAYOUTS, Budget, ContextItem, Trace, Window, item_problem
-from ctxsieve.workers import StuckCalls, start_thread
+from ctxsieve.workers import Late, StuckCalls, start_thread, within
 
 Gathered = tuple[list[list[ContextItem]], list[str]]
 
@@ -177,22 +177,14 @@ class ContextEngine:
 
     async def _wait(self, k: int, awaitable: Any) -> Any:
         timeout = self.configs[k].timeout or self.source_timeout
-        task = asyncio.ensure_future(awaitable)
-        # asyncio.wait, not wait_for: wait_for waits for the cancelled source to finish, which
-        # one that ignores cancellation never does; here the deadline holds regardless
-        await asyncio.wait((task,), timeout=timeout)
-        if not task.done():
-            task.cancel()
-            task.add_done_callback(_drop_late_answer)
+        # within, not asyncio.wait_for: wait_for waits for the cancelled source to finish,
+        # which one that ignores cancellation never does; here the deadline holds regardless
+        try:
+            return await within(awaitable, timeout)
+        except Late:
             return _SourceTimeout(f"timeout after {timeout:g}s")
-        if task.cancelled():
-            return asyncio.CancelledError("the source cancelled itself")
-        exc = task.exception()
-        if exc is None:
-            return task.result()
-        if not isinstance(exc, Exception):
-            raise exc  # KeyboardInterrupt, SystemExit: not the source's failure to report
-        return exc
+        except Exception as exc:
+            return exc
 
     def _check(self, results: list[Any], readers: Readers = None) -> Gathered:
         """Each source's valid items the ``readers`` may see. Eligibility comes first, before
@@ -395,13 +387,6 @@ def _check_scorer(scorer: Any) -> None:
     alpha = getattr(scorer, "alpha", None)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
         raise ConfigError(f"scorer: needs alpha, a number in [0, 1] (the model's share of the score), got {alpha!r}")
-
-
-def _drop_late_answer(task: asyncio.Future[Any]) -> None:
-    """A timed-out source's eventual answer or error is nobody's: retrieve it so that asyncio
-    does not log "exception was never retrieved"."""
-    if not task.cancelled():
-        task.exception()
 
 
 def _run(coro: Any) -> Any:

@@ -14,7 +14,6 @@ OpenAI-compatible chat endpoint (extra ``http``).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import math
@@ -23,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ctxsieve.errors import ConfigError, ContextError, MissingExtraError
-from ctxsieve.workers import call_in_thread
+from ctxsieve.workers import Late, call_in_thread, within
 
 Complete = Callable[[str], "str | Awaitable[str]"]
 
@@ -105,8 +104,9 @@ class LLMScorer:
             return await result if inspect.isawaitable(result) else result
 
         try:
-            reply = await asyncio.wait_for(call(), self.timeout)
-        except asyncio.TimeoutError:
+            # within, not wait_for: a model call that ignores its cancellation is left behind
+            reply = await within(call(), self.timeout)
+        except Late:
             raise ScorerError("timeout") from None
         except Exception as exc:  # any failure of the user's callable degrades to calibrated scores
             raise ScorerError(f"error:{type(exc).__name__}") from exc

@@ -35,229 +35,76 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Any
 
 from ctxsieve.errors import ConfigError, MissingExtraError
 
 try:
+    import pydantic  # noqa: F401 - the schema's; named here so that a missing one is reported as the extra
     import yaml
-    from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
     from ctxsieve.yaml_bounds import YAMLBoundError
     from ctxsieve.yaml_bounds import load as load_yaml
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingExtraError("yaml", exc.name or "pydantic") from exc
 
+from ctxsieve.spec_schema import (
+    API_VERSION,
+    MAX_BETA,
+    MAX_COUNT,
+    MAX_POLICY_CHARS,
+    MAX_POLICY_NODES,
+    MAX_SECONDS,
+    CallableSpec,
+    EndpointSpec,
+    EngineSpec,
+    EverythingSpec,
+    HistorySpec,
+    KnapsackSpec,
+    ObjectSpec,
+    OKFIndexSpec,
+    OKFSpec,
+    PolicyDocument,
+    RAGSpec,
+    ScorerSpec,
+    SlotsSpec,
+    StaticSpec,
+    format_errors,
+    parse_policy,
+)
+
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
 
-API_VERSION = "ctxsieve/v1"
-
-# A policy is a page of settings: a megabyte is far beyond any real one and parses in well under a
-# second. Counts (tokens, items) fit the kernels' signed 64-bit integers on both backends;
-# timeouts stay below a day, which also keeps them inside every timer's range.
-MAX_POLICY_CHARS = 1 << 20
-MAX_POLICY_NODES = 100_000
-MAX_COUNT = (1 << 63) - 1
-MAX_SECONDS = 86_400.0
-
-
-class _Strict(BaseModel):
-    # no float is ever inf or nan: a weight, a share or a timeout of inf means nothing
-    model_config = ConfigDict(extra="forbid", strict=False, allow_inf_nan=False)
-
-
-def _count(default: Any = None, positive: bool = False) -> Any:
-    if positive:
-        return Field(default=default, gt=0, le=MAX_COUNT)
-    return Field(default=default, ge=0, le=MAX_COUNT)
-
-
-def _seconds(default: Any = None) -> Any:
-    return Field(default=default, gt=0, le=MAX_SECONDS)
-
-
-class _SourceBase(_Strict):
-    name: str = Field(min_length=1)
-    weight: float = Field(default=1.0, ge=0)
-    max_tokens: int | None = _count()
-    min_items: int | None = _count()
-    timeout: float | None = _seconds()
-    mode: Literal["rank", "minmax", "zscore", "blend", "raw"] = "rank"
-
-
-Kind = Literal["instruction", "knowledge", "memory", "history", "tool_result", "tool_schema", "image"]
-StabilityName = Literal["stable", "session", "volatile"]
-
-
-class StaticSpec(_SourceBase):
-    type: Literal["static"]
-    text: str | list[str]
-    kind: Kind = "instruction"
-    stability: StabilityName = "stable"
-    pinned: bool = False
-
-
-class OKFIndexSpec(_SourceBase):
-    type: Literal["okf_index"]
-    path: str
-    pinned: bool = True
-
-
-class OKFSpec(_SourceBase):
-    type: Literal["okf"]
-    path: str
-    limit: int = _count(10, positive=True)
-    stability: StabilityName = "volatile"
-
-
-class RAGSpec(_SourceBase):
-    type: Literal["rag"]
-    pipeline: str
-    k: int = _count(20, positive=True)
-    kind: Kind = "knowledge"
-    stability: StabilityName = "volatile"
-
-
-class HistorySpec(_SourceBase):
-    type: Literal["history"]
-    messages: str
-
-
-class CallableSpec(_SourceBase):
-    type: Literal["callable"]
-    fn: str
-    blocking: bool = True
-
-
-class ObjectSpec(_SourceBase):
-    type: Literal["object"]
-    object: str
-
-
-SourceSpec = Annotated[
-    Union[StaticSpec, OKFIndexSpec, OKFSpec, RAGSpec, HistorySpec, CallableSpec, ObjectSpec],  # noqa: UP007
-    Field(discriminator="type"),
+__all__ = [
+    "API_VERSION",
+    "MAX_BETA",
+    "MAX_COUNT",
+    "MAX_POLICY_CHARS",
+    "MAX_POLICY_NODES",
+    "MAX_SECONDS",
+    "CallableSpec",
+    "EndpointSpec",
+    "EngineSpec",
+    "EverythingSpec",
+    "HistorySpec",
+    "KnapsackSpec",
+    "OKFIndexSpec",
+    "OKFSpec",
+    "ObjectSpec",
+    "PolicyDocument",
+    "RAGSpec",
+    "ScorerSpec",
+    "SlotsSpec",
+    "StaticSpec",
+    "decode_policy",
+    "engine_from_document",
+    "format_errors",
+    "load_engine",
+    "load_policy",
+    "parse_policy",
+    "tokenizer_name",
 ]
-
-
-class KnapsackSpec(_Strict):
-    type: Literal["scored_knapsack"]
-    beta: float = Field(default=0.0, ge=0)
-    min_score: float | None = None
-    include_deprecated: bool = False
-
-
-class SlotsSpec(_Strict):
-    type: Literal["fixed_slots"]
-    shares: dict[str, Annotated[float, Field(ge=0, le=1)]]
-    include_deprecated: bool = False
-
-
-class EverythingSpec(_Strict):
-    type: Literal["everything"]
-    truncate: bool = False
-    include_deprecated: bool = False
-
-
-PolicySpec = Annotated[Union[KnapsackSpec, SlotsSpec, EverythingSpec], Field(discriminator="type")]  # noqa: UP007
-
-
-class EndpointSpec(_Strict):
-    base_url: str  # used only when the caller allows it (allow_endpoints)
-    model: str
-    api_key: str | None = None
-    api_key_env: str | None = None  # read the key from this variable, if the caller allows it (allow_env)
-
-
-class ScorerSpec(_Strict):
-    complete: str | None = None
-    endpoint: EndpointSpec | None = None
-    top_n: int = _count(20, positive=True)
-    alpha: float = Field(default=0.5, ge=0, le=1)
-    timeout: float = _seconds(10.0)
-
-
-class EngineSpec(_Strict):
-    budget: int = _count(..., positive=True)
-    tokenizer: str = "bytes/3"
-    layout: Literal["seed", "cache"] = "cache"
-    dedupe_threshold: float | None = Field(default=0.8, gt=0, le=1)
-    source_timeout: float = _seconds(5.0)
-    policy: PolicySpec = Field(default_factory=lambda: KnapsackSpec(type="scored_knapsack"))
-    scorer: ScorerSpec | None = None
-    sources: list[SourceSpec] = Field(min_length=1)
-
-
-class PolicyDocument(_Strict):
-    apiVersion: Literal["ctxsieve/v1"]
-    kind: Literal["ContextPolicy"]
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    spec: EngineSpec
-
-
-_TAGS = {"static", "okf_index", "okf", "rag", "history", "callable", "object"} | {
-    "scored_knapsack",
-    "fixed_slots",
-    "everything",
-}
-_MESSAGES = {
-    "float_parsing": "must be a number",
-    "float_type": "must be a number",
-    "int_parsing": "must be an integer",
-    "int_type": "must be an integer",
-    "int_from_float": "must be an integer",
-    "bool_parsing": "must be true or false",
-    "bool_type": "must be true or false",
-    "string_type": "must be a string",
-    "missing": "is required",
-    "extra_forbidden": "unknown key",
-    "finite_number": "must be a finite number",
-}
-
-
-def _path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    prev: Any = None
-    for part in loc:
-        # a discriminated union adds its tag to the location; the user never wrote it
-        if isinstance(part, str) and part in _TAGS and (isinstance(prev, int) or prev == "policy"):
-            prev = part
-            continue
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-        prev = part
-    return out or "(document)"
-
-
-def format_errors(exc: ValidationError) -> list[str]:
-    lines = []
-    for err in exc.errors():
-        message = _MESSAGES.get(err["type"], err["msg"])
-        lines.append(f"{_path(tuple(err['loc']))}: {message}")
-    return lines
-
-
-def parse_policy(document: Any) -> PolicyDocument:
-    """Validate a parsed YAML document; ``ConfigError`` lists every problem with its path.
-
-    >>> head = {"apiVersion": "ctxsieve/v1", "kind": "ContextPolicy"}
-    >>> static = {"name": "s", "type": "static", "text": "Hi"}
-    >>> parse_policy({**head, "spec": {"budget": 100, "sources": [static]}}).spec.budget
-    100
-    >>> parse_policy({**head, "spec": {"budget": "lots", "sources": [{"name": "s", "type": "okf", "path": 3}]}})
-    Traceback (most recent call last):
-    ...
-    ctxsieve.errors.ConfigError: invalid ContextPolicy:
-      spec.budget: must be an integer
-      spec.sources[0].path: must be a string
-    """
-    try:
-        return PolicyDocument.model_validate(document)
-    except ValidationError as exc:
-        lines = format_errors(exc)
-        error = ConfigError("invalid ContextPolicy:\n  " + "\n  ".join(lines))
-        error.errors = lines  # type: ignore[attr-defined]
-        raise error from None
 
 
 # YAML's own encodings, told by their byte-order mark; anything else must be UTF-8

@@ -84,3 +84,39 @@ class StuckCalls:
                 self._count[key] -= 1
 
         future.add_done_callback(ended)  # runs at once when the call has already ended
+
+
+class Late(TimeoutError):
+    """``within``'s deadline passed before the call answered (told apart from a TimeoutError
+    the call raises itself)."""
+
+
+def _drop_late_answer(task: asyncio.Future[Any]) -> None:
+    """An abandoned call's eventual answer or error is nobody's: retrieve it so that asyncio
+    does not log "exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _abandon(task: asyncio.Future[Any]) -> None:
+    task.cancel()
+    task.add_done_callback(_drop_late_answer)
+
+
+async def within(awaitable: Any, timeout: float) -> Any:
+    """``await awaitable`` for at most ``timeout`` seconds, then ``Late``. Unlike
+    ``asyncio.wait_for``, the deadline holds even for a call that ignores its cancellation: it
+    is cancelled and left, not waited for. Cancelling the caller cancels the call too. A call
+    that cancels itself raises ``RuntimeError`` (its caller was not cancelled)."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        await asyncio.wait((task,), timeout=timeout)
+    except asyncio.CancelledError:
+        _abandon(task)
+        raise
+    if not task.done():
+        _abandon(task)
+        raise Late(f"no answer within {timeout:g}s")
+    if task.cancelled():
+        raise RuntimeError("the call cancelled itself")
+    return task.result()

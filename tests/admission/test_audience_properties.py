@@ -90,8 +90,10 @@ def history_entry(draw: Any) -> tuple[list[Any], list[tuple[str, frozenset[str] 
     if shape == "unit-content":  # a unit without messages renders its content
         unit = ContextItem(f"h-{tok}", f"said {tok}", kind="history", audience=outer, meta={"role": "user"})
         return [unit], [(tok, oracle_audience(outer), True)]
+    inner: Any
+    own: Any = None
     if shape == "unit-str":
-        inner, own = f"said {tok}", None
+        inner = f"said {tok}"
     elif shape == "unit-Message":
         own = draw(label_value)
         inner = Message(role="user", text=f"said {tok}", audience=oracle_audience(own))
@@ -117,6 +119,7 @@ def surfaces(session: Session, reader: Any, memories: list[Any], history: list[A
     turn.record_response({"role": "assistant", "content": "ok"})
     out = [prompt, repr(adm.request.to_openai()), repr(adm.request.to_anthropic()), repr(adm.report)]
     out += [repr(adm.report.to_dict()), repr(events), repr(turn.finish()), *snaps.saved, repr(turn.lineage)]
+    out.append(repr(session.usage_report()))
     return "\n".join(out), prompt
 
 
@@ -178,6 +181,7 @@ def test_the_snapshot_store_on_disk_holds_only_what_the_reader_may_see(tmp_path:
     store = open_snapshot_store(str(tmp_path / "snaps.db"))
     mems = [{"id": "m1", "content": "SECRET of alice", "audience": "alice"}, {"id": "m2", "content": "open fact"}]
     adm = Session(snapshot_store=store).turn("q", memories=mems, audience=["bob"]).admit()
+    assert adm.snapshot_id is not None
     saved = store.load_snapshot(adm.snapshot_id)
     assert saved is not None and "open fact" in saved and "SECRET" not in saved
 

@@ -82,11 +82,12 @@ async def test_ctxsieve_mcp_serves_every_tool_over_stdio(tmp_path: Path) -> None
         again.close()
 
 
-def run_mcp(*args: str, module: str = "ctxsieve.cli") -> subprocess.CompletedProcess[str]:
+def run_mcp(*args: str, module: str = "ctxsieve.cli", path: str = "") -> subprocess.CompletedProcess[str]:
     prefix = ["mcp"] if module == "ctxsieve.cli" else []
     cmd = [sys.executable, "-m", module, *prefix, *args]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [path, os.environ.get("PYTHONPATH", "")]))}
     # stdin closed: a server that did start would read EOF and stop, never hang the test
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
 
 
 CASES = {
@@ -101,6 +102,10 @@ CASES = {
     "objects-form": (["--policy", "{needs.yaml}", "--objects", "json"], r"--objects: expected module:attribute"),
     "objects-type": (["--policy", "{needs.yaml}", "--objects", "json:dumps"], r"is a function, not a mapping"),
     "objects-alone": (["--objects", "json:dumps"], r"--objects: only a --policy names objects"),
+    "objects-raises": (
+        ["--policy", "{needs.yaml}", "--objects", "broken_objects_mod:OBJ"],
+        r"raised RuntimeError: boom",
+    ),
     "endpoint": (["--policy", "{endpoint.yaml}"], r"is not an endpoint the caller allows"),
     "store-scheme": (["--store", "bogus://host/x"], r"--store bogus://host/x: unknown store URL scheme 'bogus'"),
     "store-down": (["--store", "redis://127.0.0.1:1/0"], r"--store: cannot connect to Redis store"),
@@ -123,7 +128,8 @@ def test_a_bad_option_is_one_line_and_status_2(tmp_path: Path, case: str) -> Non
     }
     args, pattern = CASES[case]
     fmt = {"tmp": str(tmp_path), **{name: write(tmp_path, name, text) for name, text in files.items()}}
-    done = run_mcp(*(_fill(a, fmt) for a in args))
+    (tmp_path / "broken_objects_mod.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
+    done = run_mcp(*(_fill(a, fmt) for a in args), path=str(tmp_path))
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("ctxsieve mcp: "), done.stderr
     assert re.search(pattern, done.stderr), done.stderr

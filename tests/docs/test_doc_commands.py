@@ -54,7 +54,7 @@ TIMEOUT = 60
 
 SKIP: list[tuple[str, str]] = [
     (r"^pip3? install ", "installs into the environment (what .ci/run does on a fresh clone)"),
-    (r"^python3 -m venv ", "creates and activates a virtualenv in the reader's own shell"),
+    (r"^python3 -m venv \S+ && \. \S+/bin/activate$", "creates and activates a virtualenv in the reader's own shell"),
     (r"^make (install|test|check)$", "the install and the whole suite: .ci/run runs them from the README"),
     (r"^\.ci/run$", "CI itself: a fresh clone, an install and the whole suite"),
     (r"^\.ci/services\.sh$", "names the script docs/testing.md compares the wheels with (since removed)"),
@@ -70,7 +70,7 @@ SKIP: list[tuple[str, str]] = [
     (r"^python -m ctxsieve\.integrations\.mcp$", "names the module; docs/integrations.md shows the invocation"),
     (r"^(PYTHONPATH=python )?python benches/", "a benchmark run of minutes; `make bench-smoke` runs each bench once"),
     (r"^pytest benches/", "a benchmark run of minutes; `make bench-smoke` runs each bench once"),
-    (r"^python -m ctxsieve\.eval\.corpus_build$", "rewrites the shipped corpus in the tree; tests/eval check it"),
+    (r"^python -m ctxsieve\.eval\.corpus_build$", "rewrites the shipped corpus files in the working tree"),
 ]
 
 

@@ -38,10 +38,21 @@ def candidate(draw: Any) -> tuple[ContextItem, str, frozenset[str] | None]:
     """(an item in one of its shapes, its token, its effective audience by the oracle)."""
     tok, outer = token(), frozen(draw(label_value))
     kind = draw(
-        st.sampled_from(["knowledge", "memory", "history-Message", "history-sdk", "history-dict", "history-str"])
+        st.sampled_from(
+            ["knowledge", "memory", "instruction", "history-Message", "history-sdk", "history-dict", "history-str"]
+        )
     )
     if not kind.startswith("history"):
-        item = ContextItem(f"id-{tok}", f"fact {tok}", kind=kind, audience=outer, score=draw(st.floats(0, 1)))  # type: ignore[arg-type]
+        # pinned and stable items too: they skip the budget and open the prompt, never the audience
+        item = ContextItem(
+            f"id-{tok}",
+            f"fact {tok}",
+            kind=kind,  # type: ignore[arg-type]
+            stability="stable" if kind == "instruction" else draw(st.sampled_from(["session", "volatile"])),
+            pinned=draw(st.booleans()),
+            audience=outer,
+            score=draw(st.floats(0, 1)),
+        )
         return item, tok, oracle_audience(outer)
     own = draw(label_value)
     inner: Any
@@ -83,7 +94,7 @@ def test_no_window_shows_a_reader_what_excludes_them(cands: list[Any], reader: A
     readers = oracle_readers(reader)
     eng = _engine([c for c, _, _ in cands])
     if path == "sync":
-        windows = [eng.build_sync("q", reader=reader)]
+        windows: list[Any] = [eng.build_sync("q", reader=reader)]
     elif path == "async":
         windows = [asyncio.run(eng.build("q", reader=reader))]
     elif path == "many":

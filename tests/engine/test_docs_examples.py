@@ -25,6 +25,8 @@ MODULES = [
     "ctxsieve.session_window",
     "ctxsieve.stages.transcript",
     "ctxsieve.stages.shown",
+    "ctxsieve.audience",
+    "ctxsieve.exchanges",
 ]
 
 

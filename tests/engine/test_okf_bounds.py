@@ -11,8 +11,11 @@ import json
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctxsieve import ContextEngine, OKFSource, SourceConfig
 from ctxsieve.sources.okf import FRONT_MATTER_CHARS, OKFBundle, OKFConceptWarning
@@ -71,7 +74,7 @@ def test_hostile_front_matter_is_refused_quickly_and_the_bundle_keeps_the_rest(t
     assert out.get("ids") == ["good"], out
     assert len(out["errors"]) == 1 and str(tmp_path / "bad.md") in out["errors"][0], out
     assert message in out["errors"][0]
-    assert out["elapsed"] < 2.0, out
+    assert out["elapsed"] < 5.0, out  # was > 20 s
 
 
 def test_a_yaml_datetime_review_date_is_a_date(tmp_path):
@@ -129,4 +132,47 @@ def test_front_matter_at_its_bounds_parses_in_milliseconds(tmp_path):
     (tmp_path / "many.md").write_text(f"---\n{front}\n---\nbody", encoding="utf-8")
     out = load_in_subprocess(str(tmp_path))
     assert out.get("ids") == ["many"], out
-    assert out["elapsed"] < 1.0, out
+    assert out["elapsed"] < 3.0, out
+
+
+# -- fuzzing: random front matter ------------------------------------------------------------
+# Example counts come from the project's hypothesis profiles (tests/conftest.py).
+
+FIELDS = st.sampled_from(
+    ["id", "title", "description", "tags", "trust", "status", "review_by", "expires", "superseded_by", "colour"]
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=10),
+    st.dates(),
+    st.datetimes(),
+    st.sampled_from(["active", "draft", "deprecated", "human-reviewed", "2030-06-30", "2026-13-45"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(front=st.dictionaries(FIELDS, VALUES, max_size=8))
+def test_fuzz_front_matter_never_breaks_the_bundle_or_the_build(tmp_path_factory, front):
+    """Any front matter: the concept loads or is left out with an error naming its file; the
+    other concept always stays; every concept that loads builds into a window."""
+    import yaml
+
+    root = tmp_path_factory.mktemp("okf")
+    (root / "good.md").write_text(GOOD, encoding="utf-8")
+    (root / "fuzz.md").write_text("---\n" + yaml.safe_dump(front, allow_unicode=True) + "---\nfuzz body", "utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OKFConceptWarning)
+        bundle = OKFBundle(root, today=dt.date(2026, 1, 1))
+    ids = [c.path for c in bundle.concepts]
+    assert "good.md" in ids
+    assert ("fuzz.md" in ids) != any(str(root / "fuzz.md") in e for e in bundle.errors), bundle.errors
+    engine = ContextEngine([SourceConfig(OKFSource(bundle), min_items=len(ids))], budget=10_000)
+    window = engine.build_sync("refunds fuzz body")
+    assert window.trace.events == [] and len(window.items) == len(ids)

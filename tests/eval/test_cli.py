@@ -14,6 +14,8 @@ import pytest
 from ctxsieve.cli import main
 from ctxsieve.eval.level2 import parse_grade
 
+QUESTIONS = 137  # in the shipped Tessel corpus (tests/eval/test_corpus.py checks its shape)
+
 
 def test_level1_writes_markdown_json_and_png(tmp_path, capsys):
     out = tmp_path / "out"
@@ -29,12 +31,13 @@ def test_level1_writes_markdown_json_and_png(tmp_path, capsys):
     assert {(r["mode"], r["budget"]) for r in data["rows"]} == {
         (m, b) for m in ("session", "question") for b in (750, 2000)
     }
-    assert len(data["calls"]) == 8 * 2 * 68 * 2
-    assert data["environment"]["questions"] == 68
+    assert len(data["calls"]) == 8 * 2 * QUESTIONS * 2
+    assert data["environment"]["questions"] == QUESTIONS
     md = (out / "eval.md").read_text(encoding="utf-8")
     main_table = md.split("## Targets")[0]
     assert main_table.count("| fixed_slots/seed |") == 4 and "## Targets" in md
-    assert "| config | budget | changed_policy | exact_id | multi_doc | paraphrase | lang:en | lang:es |" in md
+    slices = "| changed_policy | exact_id | multi_doc | paraphrase | lang:de | lang:de+en | lang:en | lang:es |"
+    assert f"| config | budget {slices} lang:es+en | lang:pt | lang:pt+en |" in md
     assert len(data["recall_by_slice"]) == 8 * 2 * 2
     assert (out / "eval.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -102,7 +105,7 @@ def test_level2_answers_judges_and_rescores_against_a_stub(tmp_path, stub_server
     rows = {r["config"]: r for r in report["rows"]}
     assert set(rows) == {"scored_knapsack/cache", "fixed_slots/cache"}
     for row in rows.values():
-        assert row["answers"] == 68
+        assert row["answers"] == QUESTIONS
         assert row["accuracy"] == 1.0  # the stub judge says "correct" to everything
         assert row["provider_cached_share"] == pytest.approx(90 / 120)
         assert row["latency_s"] > 0
@@ -114,7 +117,7 @@ def test_level2_answers_judges_and_rescores_against_a_stub(tmp_path, stub_server
     bodies = [r["body"] for r in StubChat.requests]
     assert any(b["messages"][0]["role"] == "system" and "Tessel" in b["messages"][0]["content"] for b in bodies)
     assert any(b["messages"][-1]["content"].startswith("Rate how useful") for b in bodies)
-    assert sum(b["messages"][-1]["content"].startswith("Grade the answer") for b in bodies) == 2 * 68
+    assert sum(b["messages"][-1]["content"].startswith("Grade the answer") for b in bodies) == 2 * QUESTIONS
 
 
 def test_parse_grade():
@@ -130,7 +133,7 @@ def test_llm_rescoring_really_ran(tmp_path, stub_server):
     assert main(args) == 0
     calls = json.loads((tmp_path / "eval.json").read_text(encoding="utf-8"))["calls"]
     llm = [c for c in calls if "+llm" in c["config"]]
-    assert len(llm) == 2 * 68
+    assert len(llm) == 2 * QUESTIONS
     assert not [e for c in llm for e in c["events"]], "the scorer fell back"
     assert not any(b["body"]["messages"][-1]["content"].startswith("Grade") for b in StubChat.requests)
 

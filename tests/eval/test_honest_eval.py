@@ -194,7 +194,7 @@ def test_terminal_tables_fit_without_cut_cells(width):
     assets = prepare(load_corpus())
     records = run(assets, default_configs()[:4], [750, 2000], modes=("session", "question"))
     console = Console(width=width, record=True, file=io.StringIO())
-    for table in report.rich_tables(summarize(records), title="ctxsieve eval: 151 documents", width=width):
+    for table in report.rich_tables(summarize(records), title="ctxsieve eval: 205 documents", width=width):
         console.print(table)
     text = console.export_text()
     assert "…" not in text

@@ -93,6 +93,7 @@ def call(config: str, session: str, turn: int, turns: int, **kw) -> CallRecord:
         distractor=None,
         superseded=False,
         noise=0.0,
+        offered_superseded=True,  # a superseded page among the candidates: the rate is measured
     )
     base.update(kw)
     return CallRecord(**base)  # type: ignore[arg-type]

@@ -265,10 +265,8 @@ def test_catastrophic_pattern_returns_fast(store: SQLiteStore) -> None:
         out = off.ctx_grep(h, pattern)
         elapsed = time.perf_counter() - start
         assert elapsed < 1.0, f"{pattern}: {elapsed:.2f}s"
-        if kernels.backend() == "native":
-            assert out.startswith("[") and "error" not in out  # linear-time regex: it just answers
-        else:
-            assert out.startswith(f"error: bad pattern {pattern!r}: invalid pattern")
+        # both backends are linear in the text (docs/grep.md): they just answer
+        assert out.startswith("[") and "error" not in out
 
 
 def test_100mb_result_is_streamed_not_copied(store: SQLiteStore) -> None:

@@ -148,3 +148,16 @@ def test_the_backend_module_imports_nothing_outside_the_standard_library() -> No
     added = {m.split(".")[0] for m in set(sys.modules) - before}
     assert added <= set(sys.stdlib_module_names) | {"ctxsieve_build"}, added
     assert os.path.basename(backend.__file__) == "ctxsieve_build.py"
+
+
+def test_the_advice_names_the_rust_version_cargo_toml_requires() -> None:
+    cargo = tomllib.loads((ROOT / "Cargo.toml").read_text())
+    assert backend.RUST_VERSION == cargo["package"]["rust-version"]
+
+
+def test_a_cargo_variable_that_names_no_executable_is_reported_as_such(
+    no_cargo: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CARGO", "/nonexistent/cargo")
+    with pytest.raises(backend.RustToolchainMissing, match=r"CARGO='/nonexistent/cargo' is not an executable"):
+        backend.get_requires_for_build_wheel(None)

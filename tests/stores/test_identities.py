@@ -62,7 +62,7 @@ def test_session_histories_of_surrogateescaped_ids_never_share(store: Any) -> No
 
 
 def test_memory_namespaces_and_audiences_of_surrogateescaped_labels_never_share(store: Any) -> None:
-    MemoryToolkit(store, namespace=U_FF).add("the launch code is 0000", audience=U_FF)
+    MemoryToolkit(store, namespace=U_FF, audiences={U_FF}).add("the launch code is 0000", audience=U_FF)
     other_ns = MemoryToolkit(store, namespace=U_FE)
     assert other_ns.search("launch code") == []
     other_reader = MemoryToolkit(store, namespace=None, audiences={U_FE})
@@ -261,3 +261,13 @@ def test_postgres_limits_are_a_store_error_not_unreachable(store: Any) -> None:
     assert not isinstance(info.value, StoreUnavailableError)
     store.put_records("memory", [Record("ok", "still works")])
     assert _ids(store.search_records("memory", "works")) == ["ok"]
+
+
+def test_ties_rank_by_code_point_whatever_the_database_collation(store: Any) -> None:
+    # ids of records with one score are ordered as Python (and SQLite, Redis) order them, by
+    # code point, even where the column's collation is a language's ("a" < "B" in English)
+    if store.url.startswith("postgres"):
+        with store._lock:
+            store._db().execute(f'ALTER TABLE {store.ns}_records ALTER COLUMN id TYPE text COLLATE "en-x-icu"')
+    store.put_records("memory", [Record(i, "same refund text") for i in ("b", "B", "a", "A", "_z")])
+    assert [h.record.id for h in store.search_records("memory", "refund", 5)] == ["A", "B", "_z", "a", "b"]

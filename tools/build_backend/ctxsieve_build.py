@@ -29,6 +29,7 @@ MATURIN = "maturin>=1.7,<2"
 HATCHLING = "hatchling>=1.26"
 PURE_ENV = "CTXSIEVE_PURE_PYTHON"
 PURE_SETTING = "pure-python"
+RUST_VERSION = "1.82"  # Cargo.toml's rust-version (tests/release check that they agree)
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
 
@@ -68,20 +69,21 @@ def _cargo() -> str | None:
 def _require_cargo(sdist: bool = False) -> None:
     if _cargo() is not None:
         return
+    where = f"CARGO={os.environ['CARGO']!r} is not an executable" if os.environ.get("CARGO") else "none is on PATH"
     if sdist:
         message = (
-            "ctxsieve: the sdist carries the Rust sources and maturin makes it with cargo, which is not"
-            " on PATH.\nInstall a Rust toolchain (https://rustup.rs, rust >= 1.82), or build only the"
+            f"ctxsieve: the sdist carries the Rust sources and maturin makes it with cargo ({where}).\n"
+            f"Install a Rust toolchain (https://rustup.rs, rust >= {RUST_VERSION}), or build only the"
             f" pure-Python wheel: {PURE_ENV}=1 python -m build --wheel\n"
         )
     else:
         message = (
-            "ctxsieve: building the Rust extension needs cargo, and none is on PATH.\n"
+            f"ctxsieve: building the Rust extension needs cargo, and {where}.\n"
             "Choose one:\n"
             "  * install the pure-Python package, which runs everywhere on the reference kernels:\n"
             "      pip install --only-binary ctxsieve ctxsieve   (the py3-none-any wheel from the index)\n"
             f"    or build it from this source: {PURE_ENV}=1 pip install <this sdist or checkout>\n"
-            "  * install a Rust toolchain (https://rustup.rs, rust >= 1.82), put cargo on PATH and retry.\n"
+            f"  * install a Rust toolchain (https://rustup.rs, rust >= {RUST_VERSION}), put cargo on PATH and retry.\n"
         )
     raise RustToolchainMissing(message)
 

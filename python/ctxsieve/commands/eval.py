@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--level2-configs", default=LEVEL2_CONFIGS, help="configurations answered at level 2")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
+    p.error = lambda message: _one_line_error(p, message)  # type: ignore[method-assign]
+
+
+def _one_line_error(parser: argparse.ArgumentParser, message: str) -> Any:
+    # argparse would print the whole usage block (ten lines) above the one line that matters
+    parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} --help)\n")
 
 
 def level2_table(rows: list[dict[str, Any]]) -> Any:
@@ -125,13 +132,18 @@ def run(args: argparse.Namespace) -> int:
     from ctxsieve.eval import configs as cfg
     from ctxsieve.eval import level2, report, runner, summary
     from ctxsieve.eval.corpus import load_corpus
-    from ctxsieve.eval.embed_cache import default_cache_dir
+    from ctxsieve.eval.embed_cache import EmbeddingCacheWarning, default_cache_dir
     from ctxsieve.eval.retrieve import resolve_mode
+    from ctxsieve.session import DEFAULT_MAX_PROMPT_TOKENS
 
     started = time.perf_counter()
     if args.out.exists() and not args.out.is_dir():
         # checked before the run, not when the reports are written at its end
         raise ConfigError(f"--out: {str(args.out)!r} exists and is not a directory")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out: cannot create {str(args.out)!r}: {exc.strerror or exc}") from None
     # a pipe or a CI log gets the whole table rather than 80 columns of ellipses
     console = Console(width=None if sys.stdout.isatty() else 200)
     corpus = load_corpus(args.corpus)
@@ -149,6 +161,14 @@ def run(args: argparse.Namespace) -> int:
         configs = (
             cfg.parse_configs(names, llm=scorer is not None) if names else cfg.default_configs(llm=scorer is not None)
         )
+        ceiling = args.max_prompt_tokens or DEFAULT_MAX_PROMPT_TOKENS
+        too_big = [b for b in args.budgets if b >= ceiling]
+        if too_big and any(c.layout == "cache" for c in configs):
+            # else the first cache-layout session fails after the seed rows ran, naming an option not given
+            raise ConfigError(
+                f"--budgets {too_big[0]}: must be below the cache layout's session ceiling "
+                f"({ceiling} tokens, --max-prompt-tokens)"
+            )
         wanted = set(args.level2_configs.split(","))
         if client is not None and args.level == 2 and not wanted & {c.name for c in configs}:
             # before the level-1 run, which takes minutes, not after it
@@ -167,13 +187,20 @@ def run(args: argparse.Namespace) -> int:
             def embedded(done: int, total: int) -> None:
                 bar.update(embedding, completed=done, total=total, visible=total > 0)
 
-            assets = runner.prepare(
-                corpus,
-                retriever,
-                depth=cfg.Depth(args.rag_k, args.okf_limit),
-                progress=embedded,
-                cache_dir=None if cache_dir is None else str(cache_dir),
-            )
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", EmbeddingCacheWarning)
+                assets = runner.prepare(
+                    corpus,
+                    retriever,
+                    depth=cfg.Depth(args.rag_k, args.okf_limit),
+                    progress=embedded,
+                    cache_dir=None if cache_dir is None else str(cache_dir),
+                )
+        for w in caught:
+            if isinstance(w.message, EmbeddingCacheWarning):
+                console.print(f"[yellow]warning: {w.message}", highlight=False)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         total = runner.total_calls(assets, configs, args.budgets, args.modes)
         with Progress(*columns, console=console, disable=args.quiet, transient=True) as bar:
             task = bar.add_task("building windows", total=total)

@@ -60,6 +60,8 @@ def load_objects(spec: str | None) -> dict[str, Any]:
         value = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"--objects: cannot load {spec!r}: {exc}") from None
+    except Exception as exc:  # the module itself failed as it ran: say so, in one line
+        raise ConfigError(f"--objects: importing {module!r} raised {type(exc).__name__}: {exc}") from None
     if not isinstance(value, Mapping):
         raise ConfigError(f"--objects: {spec!r} is a {type(value).__name__}, not a mapping of names to objects")
     return dict(value)

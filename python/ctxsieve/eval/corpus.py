@@ -141,8 +141,24 @@ def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
             raise CorpusError(path, n, "", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
         if not isinstance(row, dict):
             raise CorpusError(path, n, "", f"expected a JSON object, got {type(row).__name__}")
+        _check_unicode(path, n, row)
         out.append((n, row))
     return out
+
+
+def _check_unicode(path: Path, line: int, row: dict[str, Any]) -> None:
+    """A ``\\ud800`` escape in JSON decodes to half a surrogate pair, which no UTF-8 file, prompt
+    or native kernel can hold: say where, rather than fail later with a traceback."""
+    for name, value in row.items():
+        for text in [name, *(value if isinstance(value, list) else [value])]:
+            if not isinstance(text, str):
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                bad = f"\\u{ord(text[exc.start]):04x}"
+                problem = f"lone surrogate {bad} at character {exc.start}: not valid Unicode (half of an escaped pair?)"
+                raise CorpusError(path, line, str(name), problem) from None
 
 
 class _Row:
@@ -234,7 +250,7 @@ def load_answers(path: Path) -> dict[str, str]:
 def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str]) -> list[Question]:
     questions: list[Question] = []
     seen: set[str] = set()
-    turns: dict[str, int] = {}
+    turns: dict[str, dict[int, str]] = {}  # session -> turn -> question id
     for line, raw in _rows(path):
         r = _Row(path, line, raw, QUESTION_FIELDS)
         qid = r.text("id")
@@ -249,8 +265,11 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
                 raise r.error(name, f"unknown document ids {unknown}")
         # a question without a session is a one-turn session of its own
         session = r.text("session", qid)
-        turn = r.integer("turn", turns.get(session, 0) + 1)
-        turns[session] = turn
+        turn = r.integer("turn", max(turns.get(session, {}), default=0) + 1)
+        taken = turns.setdefault(session, {})
+        if turn in taken:
+            raise r.error("turn", f"session {session!r} already has turn {turn} (question {taken[turn]!r})")
+        taken[turn] = qid
         questions.append(
             Question(
                 id=qid,
@@ -266,6 +285,18 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
         )
     if not questions:
         raise CorpusError(path, 0, "", "no questions")
+    for session, taken in turns.items():
+        # turn t is asked after turns 1..t-1: a gap would be a conversation with a missing turn
+        missing = sorted(set(range(1, max(taken) + 1)) - set(taken))
+        if missing:
+            above = min(t for t in taken if t > missing[0])  # the first turn asked after the gap
+            line = next(n for n, row in _rows(path) if row.get("id") == taken[above])
+            raise CorpusError(
+                path,
+                line,
+                "turn",
+                f"session {session!r} has turns {sorted(taken)}, missing {missing[:5]} (turns run 1..n)",
+            )
     return questions
 
 

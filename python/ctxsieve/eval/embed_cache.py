@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,20 +58,37 @@ def blas_threads(n: int = BLAS_THREADS) -> Iterator[None]:
         yield
 
 
+class EmbeddingCacheWarning(UserWarning):
+    """The cache could not be read or written: the run goes on, embedding what it must."""
+
+
 class EmbeddingCache:
-    """Vectors by ``(model, text)``; ``encode`` computes only the missing ones."""
+    """Vectors by ``(model, text)``; ``encode`` computes only the missing ones. A cache that
+    cannot be read or written (a file where the directory should be, no permission, a damaged
+    file) costs time, never the run: it warns with ``EmbeddingCacheWarning`` and goes on."""
 
     def __init__(self, directory: str | os.PathLike[str] | None, model_id: str):
         self.model_id = model_id
         self.path = None if directory is None else Path(directory) / f"embeddings-{_safe(model_id)}.npz"
-        self.vectors: dict[str, np.ndarray] = {}
-        if self.path is not None and self.path.exists():
-            try:
-                with np.load(self.path) as data:
-                    keys, matrix = data["keys"], data["vectors"]
-                    self.vectors = {str(k): matrix[i] for i, k in enumerate(keys)}
-            except (OSError, ValueError, KeyError):
-                self.vectors = {}  # a damaged cache is recomputed, never trusted
+        self.vectors: dict[str, np.ndarray] = self._read()
+
+    def _read(self) -> dict[str, np.ndarray]:
+        if self.path is None or not self.path.exists():
+            return {}
+        try:
+            with np.load(self.path) as data:
+                keys, matrix = data["keys"], data["vectors"]
+        except PermissionError as exc:
+            self._warn(f"cannot read {self.path} ({exc.strerror}): every chunk is embedded again")
+            return {}
+        except (OSError, ValueError, KeyError, EOFError):
+            return {}  # a damaged cache is recomputed, never trusted
+        if keys.ndim != 1 or matrix.ndim != 2 or len(keys) != len(matrix):
+            return {}  # the same: a file whose keys and rows do not pair up
+        return {str(k): matrix[i] for i, k in enumerate(keys)}
+
+    def _warn(self, message: str) -> None:
+        warnings.warn(EmbeddingCacheWarning(f"embedding cache: {message}"), stacklevel=3)
 
     def key(self, text: str) -> str:
         return xxhash.xxh3_128_hexdigest((self.model_id + "\0" + text).encode("utf-8", "surrogatepass"))
@@ -97,20 +115,48 @@ class EmbeddingCache:
         return np.stack([self.vectors[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
 
     def save(self) -> None:
+        """Write the vectors, merged with what another process wrote meanwhile (two runs at once
+        each keep their own chunks), through a temporary file and a rename: a reader sees the
+        old file or the new one, never half of one."""
         if self.path is None or not self.vectors:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        keys = np.array(list(self.vectors), dtype="U32")
-        matrix = np.stack(list(self.vectors.values())).astype(np.float32)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
         try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, keys=keys, vectors=matrix)
-            os.replace(tmp, self.path)  # readers see the old file or the new one, never half
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with _locked(self.path.with_name(self.path.name + ".lock")):
+                merged = {**self._read(), **self.vectors}
+                keys = np.array(list(merged), dtype="U32")
+                matrix = np.stack(list(merged.values())).astype(np.float32)
+                fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
+                try:
+                    with os.fdopen(fd, "wb") as f:
+                        np.savez(f, keys=keys, vectors=matrix)
+                    os.replace(tmp, self.path)
+                except BaseException:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+                    raise
+        except OSError as exc:
+            where = self.path.parent
+            reason = "not a directory" if where.exists() and not where.is_dir() else exc.strerror or str(exc)
+            self._warn(f"cannot write {where} ({reason}): the embeddings are not kept")
+            self.path = None  # said once; this run goes on without the cache
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` where the platform has one (POSIX ``flock``),
+    so that two runs merging into one cache file do not drop each other's vectors."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: the rename still keeps the file whole
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _safe(model_id: str) -> str:

@@ -57,6 +57,9 @@ class CallRecord:
     superseded: bool
     noise: float
     reused_tokens: int = 0  # items an earlier turn of the session showed, in ``items`` at their size
+    # whether any candidate came from a superseded page: when none does, a superseded rate of 0
+    # says nothing about the policy (it had nothing to turn away)
+    offered_superseded: bool = False
     events: list[str] = field(default_factory=list)
     prompt: str = field(default="", repr=False)  # the rendered prompt; not written to reports
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # level 2 sends these
@@ -141,6 +144,15 @@ def doc_id(item: Any) -> str | None:
     return None
 
 
+def _entry_doc(entry: Any) -> str | None:
+    # a trace entry's document: an OKF concept is named by it, a RAG chunk is "<doc id>#<chunk>"
+    if entry.source == "okf":
+        return str(entry.id)
+    if entry.source == "rag":
+        return str(entry.id).rsplit("#", 1)[0]
+    return None
+
+
 def record(
     config: EvalConfig,
     budget: int,
@@ -192,6 +204,7 @@ def record(
         distractor=metrics.holds_any(docs, q.distractors) if q.distractors else None,
         superseded=metrics.holds_any(docs if prompt_docs is None else prompt_docs, assets.corpus.superseded),
         noise=metrics.noise_share(items, assets.corpus.noise),
+        offered_superseded=any(_entry_doc(e) in assets.corpus.superseded for e in window.trace.entries),
         events=list(window.trace.events),
         prompt=prompt,
         messages=window.to_messages("openai"),

@@ -40,6 +40,7 @@ class Row:
     stable_prefix_reuse: float | None = None
     cache_share: float | None = None  # every session's follow-up calls
     cache_share_10: float | None = None  # sessions of at least LONG_SESSION turns
+    superseded_offered: float | None = None  # share of calls whose candidates held a superseded page
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -70,6 +71,7 @@ def summarize(records: Iterable[CallRecord]) -> list[Row]:
                 precision=metrics.mean(r.precision for r in rs),
                 distractor_rate=metrics.mean(None if r.distractor is None else float(r.distractor) for r in rs),
                 superseded_rate=metrics.mean(float(r.superseded) for r in rs),
+                superseded_offered=metrics.mean(float(r.offered_superseded or r.superseded) for r in rs),
                 noise_rate=metrics.mean(r.noise for r in rs),
                 tokens_per_call=metrics.mean(float(r.prompt_tokens) for r in rs),
                 uncached_tokens=metrics.mean(float(r.prompt_tokens - r.shared_prefix_tokens) for r in rs),
@@ -134,6 +136,9 @@ def _superseded(d: Row, default: str, budget: int, facts: CorpusFacts, mode: str
     what = f"superseded rate {default} ({mode})"
     if facts.superseded_docs == 0:
         return _not_measurable(what, budget, "the corpus marks no document superseded")
+    if d.superseded_offered == 0:
+        # 0 would pass with nothing to turn away: no question retrieves a superseded page
+        return _not_measurable(what, budget, "no call's candidates held a superseded page")
     sup = d.superseded_rate or 0.0
     return f"{'PASS' if sup == 0 else 'FAIL'} {what} {sup:.3f} == 0 @ {budget}"
 
@@ -169,12 +174,15 @@ def _question_targets(by: dict, default: str, budget: int, facts: CorpusFacts) -
         return [_not_measurable(f"per-question targets of {default}", budget, f"{default} was not run")]
     lines = []
     floor = PER_QUESTION_RECALL.get(budget)
-    if floor is not None:
-        what = f"recall per question {default}"
-        if d.recall is None:
-            lines.append(_not_measurable(what, budget, "the corpus has no answerable question"))
-        else:
-            lines.append(f"{'PASS' if d.recall >= floor else 'FAIL'} {what} {d.recall:.3f} >= {floor:.2f} @ {budget}")
+    what = f"recall per question {default}"
+    if d.recall is None:
+        lines.append(_not_measurable(what, budget, "the corpus has no answerable question"))
+    elif floor is None:
+        # said, not dropped: a run at other budgets must not read as if this target were met
+        at = ", ".join(map(str, PER_QUESTION_RECALL))
+        lines.append(f"N/A  {what} {d.recall:.3f} @ {budget}: no target at this budget (targets at {at})")
+    else:
+        lines.append(f"{'PASS' if d.recall >= floor else 'FAIL'} {what} {d.recall:.3f} >= {floor:.2f} @ {budget}")
     lines.append(_superseded(d, default, budget, facts, "per question"))
     return lines
 

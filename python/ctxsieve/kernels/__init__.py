@@ -26,7 +26,7 @@ from itertools import compress
 from typing import Any
 
 from ctxsieve.errors import BudgetExceededError
-from ctxsieve.kernels import reference
+from ctxsieve.kernels import grep_program, reference
 from ctxsieve.kernels.limits import MAX_BETA, MAX_COUNT, check_beta, check_count
 
 _choice = os.environ.get("CTXSIEVE_BACKEND", "").strip().lower()
@@ -320,15 +320,19 @@ def cache_order(
 
 
 def grep_lines(text: str, pattern: str, max_matches: int = 100) -> list[int]:
-    """Indices of the lines of ``text`` in which ``pattern`` (a regex) finds a match.
+    """Indices of the lines of ``text`` in which ``pattern`` finds a match.
 
-    Native: the Rust ``regex`` crate, linear time in the text for every pattern. Reference:
-    Python ``re``, which refuses patterns that could backtrack catastrophically.
+    ``pattern`` is in the grep dialect (docs/grep.md), parsed by one parser for both backends;
+    anything outside it or its size limits raises ValueError. Both backends run in time linear
+    in the text (times the bounded program size) for every pattern, with the same answers.
 
     >>> grep_lines("alpha\\nbeta\\ngamma", "a$")
     [0, 1, 2]
     """
-    return _impl.grep_lines(text, pattern, _non_negative_int("max_matches", max_matches))
+    limit = _non_negative_int("max_matches", max_matches)
+    if _impl is reference:
+        return reference.grep_lines(text, pattern, limit)
+    return grep_program.native_grep_lines(_impl, text, pattern, limit)
 
 
 def bm25_index(docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> Any:

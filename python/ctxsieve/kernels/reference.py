@@ -38,6 +38,7 @@ import xxhash
 
 from ctxsieve.kernels._unicode_tables import LOWER, SPACE_RANGES, WORD_RANGES
 from ctxsieve.kernels._unicode_tables import UNICODE_VERSION as UNICODE_VERSION
+from ctxsieve.kernels.grep_program import compile_pattern
 from ctxsieve.kernels.limits import MAX_BETA as MAX_BETA
 from ctxsieve.kernels.limits import MAX_COUNT as MAX_COUNT
 from ctxsieve.kernels.limits import check_beta, check_count
@@ -466,59 +467,22 @@ def grep_lines(text: str, pattern: str, max_matches: int) -> list[int]:
     """Indices of the lines (split on "\\n") in which ``pattern`` finds a match, at most
     ``max_matches`` of them.
 
-    Python's ``re`` backtracks, so this reference refuses patterns that can take exponential
-    time (a repetition that contains another repetition or an alternation, and
-    backreferences); the native kernel uses the Rust ``regex`` crate, linear in the text for any
-    pattern, and accepts them.
+    ``pattern`` is in the grep dialect (docs/grep.md): ``grep_dialect`` parses it, or raises
+    ValueError for anything outside the dialect or its limits, for both backends alike; each
+    line is then searched by ``grep_program``'s Pike VM, in O(len(line) x program size).
     """
     check_str("text", text)
     check_str("pattern", pattern)
-    text, pattern = clean(text), clean(pattern)
-    try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"invalid pattern: {exc}") from None
-    _refuse_backtracking(pattern)
+    compiled = compile_pattern(clean(pattern))
     out: list[int] = []
     if max_matches <= 0:
         return out
-    for i, line in enumerate(text.split("\n")):
+    for i, line in enumerate(clean(text).split("\n")):
         if compiled.search(line):
             out.append(i)
             if len(out) >= max_matches:
                 break
     return out
-
-
-def _refuse_backtracking(pattern: str) -> None:
-    try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - Python < 3.11
-        import sre_parse  # type: ignore[no-redef]
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    repeats = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
-
-    def walk(items: Any, inside_repeat: bool) -> None:
-        for op, av in items:
-            if op in (c.GROUPREF, c.GROUPREF_EXISTS):
-                raise ValueError("invalid pattern: backreferences are not supported")
-            if op in repeats:
-                _lo, hi, sub = av
-                if inside_repeat and hi != 1:
-                    raise ValueError("invalid pattern: nested repetition can backtrack catastrophically")
-                walk(sub, inside_repeat or hi != 1)
-            elif op == c.BRANCH:
-                if inside_repeat:
-                    raise ValueError("invalid pattern: alternation inside a repetition can backtrack catastrophically")
-                for alt in av[1]:
-                    walk(alt, inside_repeat)
-            elif op == c.SUBPATTERN:
-                walk(av[-1], inside_repeat)
-            elif op in (c.ASSERT, c.ASSERT_NOT):
-                walk(av[1], inside_repeat)
-
-    walk(sre_parse.parse(pattern), False)
 
 
 class Bm25Index:

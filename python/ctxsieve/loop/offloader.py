@@ -24,7 +24,7 @@ from typing import Any
 from ctxsieve import kernels
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.loop.reading import grep, read_lines, utf8_len
-from ctxsieve.stores import BlobInfo, open_store
+from ctxsieve.stores import BlobInfo, StoreError, StoreUnavailableError, open_store
 from ctxsieve.stores._text import CHUNK_CHARS, iter_chunks
 
 HANDLE_RE = re.compile(r"ctx_[0-9a-f]{32}")
@@ -37,6 +37,11 @@ def _count(name: str, value: Any, low: int, high: int | None = None) -> str | No
         bound = f"from {low} to {high}" if high is not None else f">= {low}"
         return f"error: {name} must be an integer {bound}, got {value!r}"
     return None
+
+
+def _changed(handle: str, exc: StoreError) -> str:
+    # the result was deleted (retention) or replaced while its chunks were being read
+    return f"error: {handle} changed while it was read (deleted or replaced): read it again. ({exc})"
 
 
 class Offloader:
@@ -212,9 +217,14 @@ class Offloader:
             return (
                 f"error: offset {offset} is past the end of {handle}, which has {info.lines} lines (0-{info.lines - 1})"
             )
-        lines, nxt = read_lines(
-            self.store, info, offset, limit, max_line_chars=self._line_cap(), max_bytes=self.read_max_bytes
-        )
+        try:
+            lines, nxt = read_lines(
+                self.store, info, offset, limit, max_line_chars=self._line_cap(), max_bytes=self.read_max_bytes
+            )
+        except StoreUnavailableError:
+            raise  # an outage is the application's to handle, not the model's
+        except StoreError as exc:
+            return _changed(handle, exc)
         header = f"[{handle}: lines {offset}-{nxt - 1} of {info.lines}]"
         footer = []
         if nxt < info.lines:
@@ -226,8 +236,9 @@ class Offloader:
 
         Args:
             handle: the handle from the offload notice (ctx_ followed by 32 hex digits).
-            pattern: a regular expression (Rust regex syntax: no backreferences or lookaround),
-                matched against each line; runs in time linear in the text.
+            pattern: a regular expression matched against each line: literals, ., [...] classes,
+                \\w \\d \\s, ^ $ \\b, groups, |, * + ? {n,m} and (?i); no backreferences,
+                lookaround or \\p{...}. At most 1000 characters; runs in time linear in the text.
             context: lines of context to show before and after each match (0-20).
             max_matches: stop after this many matching lines (1-1000).
 
@@ -253,6 +264,10 @@ class Offloader:
             )
         except ValueError as exc:
             return f"error: bad pattern {pattern!r:.200}: {exc}"
+        except StoreUnavailableError:
+            raise
+        except StoreError as exc:
+            return _changed(handle, exc)
         if not found:
             return f"[no line of {handle} ({info.lines} lines) matches {pattern!r:.200}]"
         more = f"; stopped at max_matches={max_matches}" if found >= max_matches else ""

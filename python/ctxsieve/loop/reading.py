@@ -2,10 +2,11 @@
 
 Both work on a ``BlobStore`` one chunk (about 1 Mi chars) at a time, so reading a few lines of
 a 100 MB result touches one chunk, and grep holds one chunk plus the line it is in. Grep calls
-the ``grep_lines`` kernel once per chunk: the native one (Rust ``regex``) runs in time linear in
-the text whatever the pattern; the reference refuses patterns that could backtrack
-catastrophically, and that refusal becomes an ``error:`` line here. Line numbers are 0-based,
-and the number ``ctx_grep`` prints is the offset to pass to ``ctx_read``.
+the ``grep_lines`` kernel once per chunk. Patterns are in the grep dialect (docs/grep.md): both
+backends parse them alike, bound their size and run in time linear in the text; a pattern
+outside the dialect or its limits is refused before any chunk is read, and the offloader turns
+that into an ``error: bad pattern`` line. Line numbers are 0-based, and the number ``ctx_grep``
+prints is the offset to pass to ``ctx_read``.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from ctxsieve.stores import _sqlite_staging as staging
 from ctxsieve.stores.protocols import StoredItem
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 _BLOBS = (
     "SELECT b.id, b.created, coalesce(sum(length(CAST(c.text AS BLOB))), 0) FROM blobs b"
-    " LEFT JOIN blob_chunks c ON c.blob_id = b.id GROUP BY b.id"
+    " LEFT JOIN blob_chunks c ON c.blob_id = coalesce(b.body, b.id) GROUP BY b.id"  # _sqlite_staging
 )
 _RECORDS = "SELECT collection, id, created, length(CAST(text AS BLOB)) + length(CAST(payload AS BLOB)) FROM records"
 _SNAPSHOTS = "SELECT id, created, length(CAST(payload AS BLOB)) FROM snapshots"
@@ -42,8 +43,8 @@ def delete_items(store: SQLiteStore, items: Sequence[StoredItem]) -> list[Stored
     with store._write(f"cannot delete {len(items)} items") as conn:
         for it in items:
             if it.kind == "blob":
-                if conn.execute("DELETE FROM blobs WHERE id = ? AND created = ?", (it.id, it.created)).rowcount:
-                    conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (it.id,))
+                same = conn.execute("SELECT 1 FROM blobs WHERE id = ? AND created = ?", (it.id, it.created))
+                if same.fetchone() and staging.delete(conn, it.id):  # with its chunks, wherever they are
                     gone.append(it)
             elif it.kind == "snapshot":
                 if conn.execute("DELETE FROM snapshots WHERE id = ? AND created = ?", (it.id, it.created)).rowcount:

@@ -213,8 +213,10 @@ class PostgresStore:
                 )
             except psycopg.Error as exc:
                 raise StoreUnavailableError(f"PostgreSQL store {self.url}: reading a blob failed: {exc}") from exc
-            if not rows:
-                return
+            if not rows:  # gone before its last chunk was read
+                raise StoreError(
+                    f"PostgreSQL store {self.url}: blob {blob_id} was replaced or deleted while it was read"
+                )
             seq_, first_line, first_char, body = rows[0]
             yield BlobChunk(seq_, int(first_line), int(first_char), bytes(body).decode("utf-8"))
 
@@ -299,7 +301,8 @@ class PostgresStore:
         if req.audiences is not None:
             sql += " AND audience = ANY(%s)"
             args.append([escape(a) for a in req.audiences])
-        sql += " ORDER BY rank DESC, id LIMIT %s"
+        # ties by code point, as the other backends break them, whatever the column's collation
+        sql += ' ORDER BY rank DESC, id COLLATE "C" LIMIT %s'
         args.append(req.limit)
         return [Hit(_record(row[:8]), float(row[8])) for row in self._query(sql, args)]
 

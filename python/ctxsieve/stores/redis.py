@@ -190,16 +190,16 @@ class RedisStore:
         # line mean the earlier one holds no newline and the later one continues it)
         while seq > 0 and starts[seq][0] == from_line and starts[seq - 1][0] == from_line:
             seq -= 1
-        return self._chunks(ckey, starts, seq)
+        return self._chunks(blob_id, ckey, starts, seq)
 
-    def _chunks(self, ckey: str, starts: list[tuple[int, ...]], seq: int) -> Iterator[BlobChunk]:
+    def _chunks(self, blob_id: str, ckey: str, starts: list[tuple[int, ...]], seq: int) -> Iterator[BlobChunk]:
         for i in range(seq, len(starts)):
             try:
                 text = self.r.hget(ckey, str(i))
             except _redis.RedisError as exc:
                 raise StoreUnavailableError(f"Redis store {self.url}: reading a blob failed: {exc}") from exc
-            if text is None:
-                return
+            if text is None:  # gone before its last chunk was read
+                raise StoreError(f"Redis store {self.url}: blob {blob_id} was replaced or deleted while it was read")
             yield BlobChunk(i, starts[i][0], starts[i][1], text)
 
     @_guard

@@ -126,6 +126,7 @@ class SQLiteStore:
             conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             # one transaction, so processes opening a new file at once do not race on the DDL
             conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+            staging.migrate(conn)
         except sqlite3.Error as exc:
             raise StoreUnavailableError(f"cannot open SQLite store {self.url}: {exc}") from exc
         return conn
@@ -189,17 +190,21 @@ class SQLiteStore:
 
     def iter_blob(self, blob_id: str, from_line: int = 0) -> Iterator[BlobChunk]:
         check_id("blob id", blob_id)
+        found = self._read(f"SELECT {staging.CHUNK_KEY}, chunks FROM blobs WHERE id = ?", (blob_id,))
+        if not found:
+            return
+        key, count = found[0]  # where this version's chunks are (``_sqlite_staging``)
         # the last chunk starting at or before the line holds its beginning, unless that chunk
         # continues a long line split across chunks: then walk back to where the line began
         start = self._read(
             "SELECT coalesce(max(seq), 0), coalesce(max(first_line), 0) FROM blob_chunks"
             " WHERE blob_id = ? AND first_line <= ?",
-            (blob_id, from_line),
+            (key, from_line),
         )[0]
         start, first_line = start[0], start[1]
         while start > 0 and first_line == from_line:
             prev = self._read(
-                "SELECT substr(text, -1) FROM blob_chunks WHERE blob_id = ? AND seq = ?", (blob_id, start - 1)
+                "SELECT substr(text, -1) FROM blob_chunks WHERE blob_id = ? AND seq = ?", (key, start - 1)
             )
             if not prev or prev[0][0] == "\n":
                 break
@@ -208,9 +213,13 @@ class SQLiteStore:
         while True:
             rows = self._read(
                 "SELECT seq, first_line, first_char, text FROM blob_chunks WHERE blob_id = ? AND seq = ?",
-                (blob_id, seq),
+                (key, seq),
             )
             if not rows:
+                if seq < count:  # the version being read was replaced or deleted meanwhile
+                    raise StoreError(
+                        f"SQLite store {self.url}: blob {blob_id} was replaced or deleted while it was read"
+                    )
                 return
             yield BlobChunk(*rows[0])
             seq += 1
@@ -218,8 +227,7 @@ class SQLiteStore:
     def delete_blob(self, blob_id: str) -> bool:
         check_id("blob id", blob_id)
         with self._write(f"cannot delete blob {blob_id}") as conn:
-            conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (blob_id,))
-            return conn.execute("DELETE FROM blobs WHERE id = ?", (blob_id,)).rowcount > 0
+            return staging.delete(conn, blob_id)
 
     # -- records ----------------------------------------------------------------------------
 

@@ -14,9 +14,16 @@ from typing import Any
 
 from ctxsieve.eval.corpus_build.errors import ERRORS_EN, ERRORS_ES, ErrorEntry
 from ctxsieve.eval.corpus_build.howtos import HOWTOS
+from ctxsieve.eval.corpus_build.near_dupes import FAQS, VARIANTS
 from ctxsieve.eval.corpus_build.noise import NOISE
+from ctxsieve.eval.corpus_build.noise_more import NOISE_MORE
+from ctxsieve.eval.corpus_build.pages_de import ERRORS_DE, HOWTOS_DE, NOISE_DE, POLICIES_DE
+from ctxsieve.eval.corpus_build.pages_pt import ERRORS_PT, HOWTOS_PT, NOISE_PT, POLICIES_PT
 from ctxsieve.eval.corpus_build.policies import POLICIES
 from ctxsieve.eval.corpus_build.questions import SESSIONS
+from ctxsieve.eval.corpus_build.questions_hard import PT_DE_SESSIONS, QL, SessionL
+from ctxsieve.eval.corpus_build.questions_single import SINGLES
+from ctxsieve.eval.corpus_build.questions_user import USER_SESSIONS
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "tessel"
 
@@ -30,6 +37,15 @@ STYLES_ES = (
     "{code}: {title}\n\nQué ves: {symptom}\n\nPor qué ocurre: {cause}\n\nCómo resolverlo: {fix}",
     "Error {code} ({lower})\n\n{symptom} {cause}\n\nSolución: {fix}",
 )
+STYLES_PT = (
+    "{code}: {title}\n\nO que aparece: {symptom}\n\nPor que acontece: {cause}\n\nComo resolver: {fix}",
+    "Erro {code} ({lower})\n\n{symptom} {cause}\n\nSolução: {fix}",
+)
+STYLES_DE = (
+    "{code}: {title}\n\nWas Sie sehen: {symptom}\n\nWarum: {cause}\n\nLösung: {fix}",
+    "Fehler {code} ({title})\n\n{symptom} {cause}\n\nSo beheben Sie es: {fix}",
+)
+STYLES = {"en": STYLES_EN, "es": STYLES_ES, "pt": STYLES_PT, "de": STYLES_DE}
 
 
 def error_id(code: str, lang: str) -> str:
@@ -38,7 +54,7 @@ def error_id(code: str, lang: str) -> str:
 
 def error_doc(n: int, entry: ErrorEntry, lang: str) -> dict[str, Any]:
     code, area, title, symptom, cause, fix = entry
-    styles = STYLES_EN if lang == "en" else STYLES_ES
+    styles = STYLES[lang]
     text = styles[n % len(styles)].format(
         code=code, title=title, lower=title[0].lower() + title[1:], symptom=symptom, cause=cause, fix=fix
     )
@@ -56,7 +72,12 @@ def error_doc(n: int, entry: ErrorEntry, lang: str) -> dict[str, Any]:
 
 def documents() -> list[dict[str, Any]]:
     docs: list[dict[str, Any]] = []
-    for pid, lang, status, updated, superseded_by, tags, title, text in POLICIES:
+    for pid, lang, status, updated, superseded_by, tags, title, text in [
+        *POLICIES,
+        *POLICIES_PT,
+        *POLICIES_DE,
+        *VARIANTS,
+    ]:
         doc: dict[str, Any] = {"id": pid, "title": title, "text": text, "kind": "policy", "lang": lang}
         doc.update({"tags": ["policy", *tags], "status": status, "updated": updated})
         if superseded_by:
@@ -64,7 +85,9 @@ def documents() -> list[dict[str, Any]]:
         docs.append(doc)
     docs += [error_doc(n, e, "en") for n, e in enumerate(ERRORS_EN)]
     docs += [error_doc(n, e, "es") for n, e in enumerate(ERRORS_ES)]
-    for n, (hid, lang, tags, title, text) in enumerate(HOWTOS):
+    docs += [error_doc(n, e, "pt") for n, e in enumerate(ERRORS_PT)]
+    docs += [error_doc(n, e, "de") for n, e in enumerate(ERRORS_DE)]
+    for n, (hid, lang, tags, title, text) in enumerate([*HOWTOS, *HOWTOS_PT, *HOWTOS_DE]):
         month = 1 + (n * 3) % 12
         docs.append(
             {
@@ -77,7 +100,20 @@ def documents() -> list[dict[str, Any]]:
                 "updated": f"2026-{month:02d}-{1 + (n * 11) % 28:02d}",
             }
         )
-    for n, (nid, lang, tags, title, text) in enumerate(NOISE):
+    # FAQ summaries are neither noise nor the answer: kind "other"
+    for n, (fid, lang, tags, title, text) in enumerate(FAQS):
+        docs.append(
+            {
+                "id": fid,
+                "title": title,
+                "text": text,
+                "kind": "other",
+                "lang": lang,
+                "tags": tags,
+                "updated": f"2025-{1 + (n * 5) % 12:02d}-01",
+            }
+        )
+    for n, (nid, lang, tags, title, text) in enumerate([*NOISE, *NOISE_MORE, *NOISE_PT, *NOISE_DE]):
         docs.append(
             {
                 "id": nid,
@@ -92,12 +128,24 @@ def documents() -> list[dict[str, Any]]:
     return docs
 
 
+def all_sessions() -> list[SessionL]:
+    """Every session with a language per question: the first sessions' questions take their
+    session's; each single question is a one-turn session of its own."""
+    sessions: list[SessionL] = [(sid, topic, [(*q, lang) for q in items]) for sid, lang, topic, items in SESSIONS]
+    sessions += PT_DE_SESSIONS + USER_SESSIONS
+    first = 1 + max(int(sid[1:]) for sid, _topic, _items in sessions)
+    singles: list[SessionL] = [(f"s{first + n:02d}", "asked once", [q]) for n, q in enumerate(SINGLES)]
+    return sorted(sessions, key=lambda s: s[0]) + singles
+
+
 def questions() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     qs: list[dict[str, Any]] = []
     answers: list[dict[str, Any]] = []
     n = 0
-    for session, lang, _topic, items in SESSIONS:
-        for turn, (qtype, text, relevant, distractors, answer) in enumerate(items, start=1):
+    for session, _topic, items in all_sessions():
+        item: QL
+        for turn, item in enumerate(items, start=1):
+            qtype, text, relevant, distractors, answer, lang = item
             n += 1
             qid = f"q{n:03d}"
             qs.append(

@@ -48,14 +48,15 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "How do I get more than 100 results from a list endpoint?",
+                "The API only ever hands me the first hundred employees. How do I fetch the rest?",
                 ["howto-pagination"],
                 [],
                 "Follow next_cursor: pass it as ?cursor= until it is null. Cursors expire after 15 minutes.",
             ),
             (
                 "paraphrase",
-                "Webhook deliveries stopped and the endpoint is marked disabled. How do I get them back?",
+                "Our server stopped hearing from Tessel after a bad deploy, and something is switched off on the "
+                "integrations page. How do we start receiving events again?",
                 ["err-e4295"],
                 ["howto-webhooks"],
                 "After 50 failed deliveries the endpoint is disabled. Fix the server, click Re-enable and replay "
@@ -70,7 +71,8 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "A retried POST came back with a 409 conflict about the idempotency key.",
+                "We resent a request after a timeout and got a conflict saying that key was already used with other "
+                "content.",
                 ["err-e4302"],
                 [],
                 "The idempotency key was reused with a different body. Use a new key for each distinct request.",
@@ -105,7 +107,8 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "Some employees are listed as having no payroll ID and the export won't run.",
+                "The file for our accountant won't generate: it complains some staff have no number for the "
+                "wages system.",
                 ["err-e7042"],
                 [],
                 "Fill in the Payroll ID on each listed profile, or import the IDs from a CSV.",
@@ -126,7 +129,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "Can an admin still correct a timesheet after it was sent to payroll?",
+                "Last month's hours already went to the accountant and one of them is wrong. Can anyone still fix it?",
                 ["pol-timesheet-lock-2026"],
                 ["pol-timesheet-lock-2024"],
                 "Yes: an admin can unlock it with a reason that goes to the audit log; the export is marked out of "
@@ -266,7 +269,8 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "The identity provider lets a new hire in but Tessel says there is no account for them.",
+                "Our new starter gets through the Okta login fine, then lands on a page saying you don't know "
+                "who she is.",
                 ["err-e3047"],
                 ["err-e3044"],
                 "Invite them with the exact email the IdP sends, or switch on just-in-time provisioning.",
@@ -337,7 +341,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "Why can't I switch plans? The button is disabled and mentions an unpaid invoice.",
+                "I'm trying to move us up to the bigger package but it's greyed out with something about money we owe.",
                 ["err-e2150"],
                 [],
                 "Plans cannot change while an invoice is open. Pay or void it first.",
@@ -379,7 +383,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "The kiosk tablet only shows a code instead of the PIN pad.",
+                "Overnight our clock-in iPad forgot everything and now just displays some digits.",
                 ["err-e6001"],
                 ["err-e6021"],
                 "The kiosk is unpaired. An admin enters the code in Settings > Kiosks > Pair a kiosk.",
@@ -442,7 +446,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "How can I download everything we have in Tessel before we leave?",
+                "Before we switch to another tool, how do I take a copy of all our rotas, hours and staff records?",
                 ["howto-export-data"],
                 [],
                 "Owners use Settings > Data > Full export to get a ZIP of CSV files.",
@@ -471,7 +475,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "The import says two rows are the same person.",
+                "The spreadsheet upload complains that Maria appears twice.",
                 ["err-e8027"],
                 [],
                 "Remove duplicates or choose Update existing employees.",
@@ -514,7 +518,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "Swap requests stopped appearing in our Slack channel.",
+                "The team chat no longer pings us when someone wants to trade a shift.",
                 ["err-e9014"],
                 ["howto-slack"],
                 "The Slack app was removed or the channel archived. Reinstall and pick a live channel.",
@@ -542,7 +546,7 @@ SESSIONS: list[Session] = [
             ),
             (
                 "paraphrase",
-                "Un empleado perdió el teléfono y el código de doble factor no funciona.",
+                "A un camarero se le rompió el móvil y ahora no puede entrar porque le pide los seis números.",
                 ["err-e3012-es"],
                 [],
                 "Puede usar un código de recuperación; si el reloj del teléfono va mal, los códigos fallan.",
