@@ -2,7 +2,7 @@
 //! exact order of floating-point operations, which both backends follow).
 
 use crate::text::words;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct Bm25Index {
     k1: f64,
@@ -47,34 +47,38 @@ impl Bm25Index {
         self.lengths.is_empty()
     }
 
+    /// Cost: O(query words + matched postings + hits * log(hits)), plus one zeroed score per
+    /// document and one flag. Distinct query words are found with a hash set (a `Vec::contains` here once
+    /// made a 1.2 MB query of distinct words take 21 s: quadratic in the distinct words).
     pub fn search(&self, query: &str, limit: usize) -> Vec<(usize, f64)> {
         let n = self.lengths.len() as f64;
         let mut scores = vec![0.0f64; self.lengths.len()];
         let mut hit = vec![false; self.lengths.len()];
-        let mut seen: Vec<String> = Vec::new();
+        let mut hits: Vec<u32> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        // terms in order of first appearance, so each score sums in the reference's order
         for term in words(query) {
-            if seen.contains(&term) {
-                continue;
-            }
             let Some(posting) = self.postings.get(&term) else {
-                seen.push(term);
                 continue;
             };
-            seen.push(term);
+            if !seen.insert(term) {
+                continue;
+            }
             let df = posting.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(d, tf) in posting {
-                let d = d as usize;
+                if !std::mem::replace(&mut hit[d as usize], true) {
+                    hits.push(d);
+                }
                 let tf = tf as f64;
-                let denom =
-                    tf + self.k1 * (1.0 - self.b + self.b * self.lengths[d] as f64 / self.avgdl);
-                scores[d] += idf * (tf * (self.k1 + 1.0)) / denom;
-                hit[d] = true;
+                let dl = self.lengths[d as usize] as f64;
+                let denom = tf + self.k1 * (1.0 - self.b + self.b * dl / self.avgdl);
+                scores[d as usize] += idf * (tf * (self.k1 + 1.0)) / denom;
             }
         }
-        let mut ranked: Vec<(usize, f64)> = (0..scores.len())
-            .filter(|&d| hit[d])
-            .map(|d| (d, scores[d]))
+        let mut ranked: Vec<(usize, f64)> = hits
+            .into_iter()
+            .map(|d| (d as usize, scores[d as usize]))
             .collect();
         ranked.sort_by(|a, b| {
             b.1.partial_cmp(&a.1)

@@ -551,7 +551,7 @@ pub fn check_costs(costs: &[i128]) -> Result<[u64; NUM_FEATURES], CostError> {
     Ok(out)
 }
 
-/// `ceil(sum(features * costs) / SCALE)`, saturating at `u64::MAX`.
+/// `ceil(sum(features * costs) / SCALE)`, saturating at `limits::MAX_COUNT`.
 pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES], known: Option<&KnownWords>) -> u64 {
     let f = features(text, known);
     let total: u128 = f
@@ -559,7 +559,7 @@ pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES], known: Option<&KnownWo
         .zip(costs)
         .map(|(&n, &c)| n as u128 * c as u128)
         .sum();
-    u64::try_from(total.div_ceil(SCALE)).unwrap_or(u64::MAX)
+    crate::limits::saturate(total.div_ceil(SCALE))
 }
 
 /// Batches smaller than this many bytes run on the calling thread: below it, handing work to

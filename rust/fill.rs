@@ -75,7 +75,7 @@ pub fn fill(items: &[Item], opt: &Options) -> Vec<u8> {
             if st.src_count[s] >= opt.min_items[s] {
                 break;
             }
-            if st.used.saturating_add(items[i].tokens) <= opt.budget {
+            if st.used + items[i].tokens as u128 <= opt.budget as u128 {
                 st.take(items, i, MIN_ITEMS);
             }
         }
@@ -102,9 +102,9 @@ pub fn fill(items: &[Item], opt: &Options) -> Vec<u8> {
         let s = it.source;
         if opt.min_score.is_some_and(|floor| it.score < floor) {
             st.reasons[i] = BELOW_FLOOR;
-        } else if opt.caps[s].is_some_and(|cap| st.src_used[s].saturating_add(it.tokens) > cap) {
+        } else if opt.caps[s].is_some_and(|cap| st.src_used[s] + it.tokens as u128 > cap as u128) {
             st.reasons[i] = SOURCE_CAP;
-        } else if st.used.saturating_add(it.tokens) > opt.budget {
+        } else if st.used + it.tokens as u128 > opt.budget as u128 {
             st.reasons[i] = BUDGET;
         } else {
             st.take(items, i, SELECTED);
@@ -113,10 +113,12 @@ pub fn fill(items: &[Item], opt: &Options) -> Vec<u8> {
     st.reasons
 }
 
+/// Token totals are u128: exact for any number of u64 counts a machine can hold (a saturating
+/// u64 once let three items of 2^63-1 tokens into a budget of u64::MAX).
 struct State {
     reasons: Vec<u8>,
-    used: u64,
-    src_used: Vec<u64>,
+    used: u128,
+    src_used: Vec<u128>,
     src_count: Vec<u64>,
 }
 
@@ -124,8 +126,8 @@ impl State {
     fn take(&mut self, items: &[Item], i: usize, reason: u8) {
         let (t, s) = (items[i].tokens, items[i].source);
         self.reasons[i] = reason;
-        self.used = self.used.saturating_add(t);
-        self.src_used[s] = self.src_used[s].saturating_add(t);
+        self.used += t as u128;
+        self.src_used[s] += t as u128;
         self.src_count[s] += 1;
     }
 }
@@ -196,6 +198,25 @@ mod tests {
         assert_eq!(
             fill(&items, &opts(4, &[None], &[0])),
             vec![PINNED, DEPRECATED, SELECTED]
+        );
+    }
+
+    #[test]
+    fn totals_do_not_saturate() {
+        let big = i64::MAX as u64;
+        let items = [
+            item(big, 1.0, 0, "a"),
+            item(big, 1.0, 0, "b"),
+            item(big, 1.0, 0, "c"),
+        ];
+        // 2 * (2^63 - 1) fits u64::MAX, a third item does not
+        assert_eq!(
+            fill(&items, &opts(u64::MAX, &[None], &[0])),
+            vec![SELECTED, SELECTED, BUDGET]
+        );
+        assert_eq!(
+            fill(&items, &opts(u64::MAX, &[Some(u64::MAX)], &[3])),
+            vec![MIN_ITEMS, MIN_ITEMS, SOURCE_CAP]
         );
     }
 

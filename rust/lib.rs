@@ -9,9 +9,14 @@ pub mod calibrated;
 pub mod dedupe;
 pub mod fill;
 pub mod grep;
+pub mod limits;
 pub mod order;
 pub mod text;
 pub mod unicode_tables;
 
 #[cfg(feature = "python")]
 mod py;
+#[cfg(feature = "python")]
+mod py_args;
+#[cfg(feature = "python")]
+mod py_calibrated;

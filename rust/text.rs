@@ -7,9 +7,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 pub const SHINGLE_WORDS: usize = 5;
 
-/// `ceil(utf8_len / bytes_per_token)` with the same float arithmetic as the reference.
+/// `ceil(utf8_len / bytes_per_token)` with the same float arithmetic as the reference, at most
+/// `limits::MAX_COUNT`.
 pub fn estimate_tokens(utf8_len: usize, bytes_per_token: f64) -> u64 {
-    (utf8_len as f64 / bytes_per_token).ceil() as u64
+    crate::limits::saturate_f64(utf8_len as f64 / bytes_per_token)
 }
 
 fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {

@@ -4,8 +4,12 @@
 from typing import Final, final
 
 __all__ = [
+    "MAX_BETA",
+    "MAX_COUNT",
     "UNICODE_VERSION",
     "Bm25Index",
+    "InternalError",
+    "_panic_for_tests",
     "cache_order",
     "content_hash",
     "dedupe",
@@ -17,7 +21,13 @@ __all__ = [
 ]
 
 UNICODE_VERSION: Final[str]
+MAX_COUNT: Final[int]
+MAX_BETA: Final[float]
 
+class InternalError(RuntimeError):
+    """A Rust panic, raised as an ``Exception`` instead of crossing the boundary."""
+
+def _panic_for_tests(message: str) -> None: ...
 def estimate_tokens(texts: list[str], bytes_per_token: float) -> list[int]: ...
 def words(text: str) -> list[str]: ...
 def shingle_hashes(text: str) -> list[int]: ...
@@ -58,7 +68,7 @@ def grep_lines(
 
 @final
 class Bm25Index:
-    def __new__(cls, docs: list[str], k1: float = 1.2, b: float = 0.75) -> Bm25Index: ...
+    def __new__(cls, docs: list[str], k1: float | None = None, b: float | None = None) -> Bm25Index: ...
     def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
     def __len__(self) -> int: ...
 

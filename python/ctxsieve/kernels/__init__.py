@@ -4,9 +4,10 @@ The backend is chosen once, at import: ``ctxsieve._native`` when it imports, els
 ``ctxsieve.kernels.reference``. ``CTXSIEVE_BACKEND=python`` forces the reference;
 ``CTXSIEVE_BACKEND=native`` forces the extension and raises ``ImportError`` if it cannot load.
 
-This layer owns defaults and argument normalisation (sequences and numpy arrays become lists,
-option values are checked); the element-wise checks happen inside each backend, with identical
-messages, so that the native path never walks its input twice in Python.
+This layer owns defaults and argument normalisation (sequences and numpy arrays become private
+lists, option values are checked against ``limits``: counts in ``[0, MAX_COUNT]``, ``beta`` in
+``[0, MAX_BETA]``); the element-wise checks happen inside each backend, with identical messages,
+so that the native path never walks its input twice in Python.
 
 >>> from ctxsieve import kernels
 >>> kernels.estimate_tokens(["hello", "héllo wörld"])
@@ -16,6 +17,8 @@ messages, so that the native path never walks its input twice in Python.
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from typing import Any
 
 from ctxsieve.errors import BudgetExceededError
 from ctxsieve.kernels import grep_program, reference
+from ctxsieve.kernels.limits import MAX_BETA, MAX_COUNT, check_beta, check_count
 
 _choice = os.environ.get("CTXSIEVE_BACKEND", "").strip().lower()
 if _choice not in ("", "native", "python"):
@@ -57,8 +61,9 @@ def backend() -> str:
 
 
 def _as_list(name: str, values: Any) -> list[Any]:
+    # always a private copy: an element's __float__ or __bool__ may mutate the caller's lists
     if isinstance(values, list):
-        return values
+        return list.copy(values)
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected a sequence, got {type(values).__name__}")
     tolist = getattr(values, "tolist", None)
@@ -74,7 +79,7 @@ def _as_list(name: str, values: Any) -> list[Any]:
 
 
 def _positive_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
     f = float(value)
     if not math.isfinite(f) or f <= 0:
@@ -83,11 +88,16 @@ def _positive_number(name: str, value: Any) -> float:
 
 
 def _non_negative_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{name}: must be >= 0, got {value}")
-    return value
+    return check_count(name, value)
+
+
+def _count_or_zero(value: Any) -> int:
+    """A token count the kernel will accept, else 0 (the kernel reports the bad one)."""
+    try:
+        n = operator.index(value)
+    except TypeError:
+        return 0
+    return n if 0 <= n <= MAX_COUNT else 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,14 +221,17 @@ def fill_budget(
     ['selected', 'source_cap', 'selected']
     """
     budget = _non_negative_int("budget", budget)
+    # every list copied before any element is converted (conversions may run caller code)
     tokens_l = _as_list("tokens", tokens)
     n = len(tokens_l)
+    scores_l = _as_list("scores", scores)
     sources_l = _as_list("sources", sources)
     ids_l = [str(i) for i in range(n)] if ids is None else _as_list("ids", ids)
     pinned_l = [False] * n if pinned is None else _as_list("pinned", pinned)
     deprecated_l = [False] * n if deprecated is None else _as_list("deprecated", deprecated)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta < 0:
-        raise ValueError(f"beta: must be a finite number >= 0, got {beta!r}")
+    # flags read once, here: a __bool__ that changes its answer cannot split front and kernel
+    pinned_l = list(map(bool, pinned_l))
+    beta_f = check_beta(beta)
     if min_score is not None and (
         isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not math.isfinite(min_score)
     ):
@@ -247,7 +260,7 @@ def fill_budget(
     reference.check_lengths(("tokens", "pinned", "ids"), (tokens_l, pinned_l, ids_l))
     pinned_items = [(str(ids_l[i]), tokens_l[i]) for i in compress(range(n), pinned_l)]
     # malformed token counts are reported by the kernel with their index; here they count 0
-    pinned_total = sum(t for _, t in pinned_items if isinstance(t, int) and not isinstance(t, bool) and t >= 0)
+    pinned_total = sum(_count_or_zero(t) for _, t in pinned_items)
     if pinned_total > budget:
         listing = ", ".join(f"{i} ({t} tokens)" for i, t in pinned_items)
         raise BudgetExceededError(
@@ -256,20 +269,20 @@ def fill_budget(
 
     codes_out = _impl.fill_budget(
         tokens_l,
-        _as_list("scores", scores),
+        scores_l,
         source_codes,
         pinned_l,
         deprecated_l,
         ids_l,
         budget,
-        float(beta),
+        beta_f,
         None if min_score is None else float(min_score),
         cap_list,
         min_list,
         bool(include_deprecated),
     )
     reasons = list(map(FILL_REASONS.__getitem__, codes_out))
-    used = sum(compress(tokens_l, [c <= _LAST_INCLUDED_CODE for c in codes_out]))
+    used = sum(map(operator.index, compress(tokens_l, [c <= _LAST_INCLUDED_CODE for c in codes_out])))
     return FillResult(reasons, used)
 
 
@@ -289,20 +302,21 @@ def cache_order(
     """
     stab = _as_list("stability", stability)
     n = len(stab)
-    stab_codes = []
-    for i, s in enumerate(stab):
-        code = STABILITY_CODES.get(s) if isinstance(s, str) else None
-        if code is None:
-            raise ValueError(f"stability[{i}]: must be 'stable', 'session' or 'volatile', got {s!r}")
-        stab_codes.append(code)
-    return _impl.cache_order(
-        stab_codes,
+    lists = (
         [False] * n if history is None else _as_list("history", history),
         _as_list("scores", scores),
         [0] * n if source_rank is None else _as_list("source_rank", source_rank),
         [""] * n if order_keys is None else _as_list("order_keys", order_keys),
         [str(i) for i in range(n)] if ids is None else _as_list("ids", ids),
     )
+    stab_codes = []
+    for i, s in enumerate(stab):
+        # a str subclass (a StrEnum member) by value: its own __hash__ or __eq__ never runs
+        code = STABILITY_CODES.get(str.__str__(s)) if isinstance(s, str) else None
+        if code is None:
+            raise ValueError(f"stability[{i}]: must be 'stable', 'session' or 'volatile', got {s!r}")
+        stab_codes.append(code)
+    return _impl.cache_order(stab_codes, *lists)
 
 
 def grep_lines(text: str, pattern: str, max_matches: int = 100) -> list[int]:
@@ -336,6 +350,8 @@ def bm25_index(docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> Any:
 __all__ = [
     "BACKEND",
     "FILL_REASONS",
+    "MAX_BETA",
+    "MAX_COUNT",
     "DedupeResult",
     "FillResult",
     "backend",

@@ -45,9 +45,9 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   key's XXH3-64. After a known word the "previous code point" is the word's last one, as if it
   had been counted.
 
-The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)`` with integer costs in
-thousandths of a token, so both backends compute it exactly in integers: no float summation
-order can make them disagree.
+The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)``, at most
+``limits.MAX_COUNT``, with integer costs in thousandths of a token, so both backends compute it
+exactly in integers: no float summation order can make them disagree.
 
 >>> classify("Hi 42!")["word_start"], classify("getHTTPResponse")["word_start"]
 (1, 2)
@@ -63,6 +63,7 @@ from typing import Any
 import xxhash
 
 from ctxsieve.kernels._unicode_tables import LETTER2_RANGES
+from ctxsieve.kernels.limits import saturate
 from ctxsieve.kernels.reference import check_str_list
 
 FEATURES = (
@@ -351,6 +352,8 @@ def classify(text: str) -> dict[str, int]:
 
 def check_costs(costs: list[Any]) -> list[int]:
     """Costs are ``NUM_FEATURES`` ints in ``[0, MAX_COST]`` (the native side checks the same)."""
+    if not isinstance(costs, list):
+        raise TypeError(f"costs: expected a list, got {type(costs).__name__}")
     if len(costs) != NUM_FEATURES:
         raise ValueError(f"costs: expected {NUM_FEATURES} items (one per feature), got {len(costs)}")
     out = []
@@ -382,7 +385,7 @@ def estimate_reference(texts: list[Any], costs: list[Any], known: KnownWords | N
     out = []
     for t in texts:
         total = sum(n * c for n, c in zip(features(t, kw), cs))
-        out.append(-(-total // SCALE))
+        out.append(saturate(-(-total // SCALE)))  # at most MAX_COUNT, as every estimate
     return out
 
 

@@ -39,6 +39,9 @@ import xxhash
 from ctxsieve.kernels._unicode_tables import LOWER, SPACE_RANGES, WORD_RANGES
 from ctxsieve.kernels._unicode_tables import UNICODE_VERSION as UNICODE_VERSION
 from ctxsieve.kernels.grep_program import compile_pattern
+from ctxsieve.kernels.limits import MAX_BETA as MAX_BETA
+from ctxsieve.kernels.limits import MAX_COUNT as MAX_COUNT
+from ctxsieve.kernels.limits import check_beta, check_count
 
 SHINGLE_WORDS = 5
 
@@ -72,56 +75,105 @@ def _float_repr(x: float) -> str:
     return "nan" if x != x else ("inf" if x > 0 else "-inf")
 
 
+def snapshot(name: str, values: Any) -> list[Any]:
+    """A private copy of a list argument, taken before any element is converted: a hostile
+    ``__float__`` or ``__bool__`` that mutates the caller's lists cannot change what we read
+    (the native module copies the same way). ``list.copy`` reads a list subclass's storage, as
+    the native side does, not its overridden methods."""
+    if not isinstance(values, list):
+        raise TypeError(f"{name}: expected a list, got {_type_name(values)}")
+    return list.copy(values)
+
+
 def check_str_list(name: str, values: list[Any]) -> list[str]:
+    """The values, each an exact str: a str subclass is read by value (its overridden
+    comparisons would otherwise order it differently from the native side's bytes)."""
+    out = values
     for i, v in enumerate(values):
-        if not isinstance(v, str):
-            raise TypeError(f"{name}[{i}]: expected str, got {_type_name(v)}")
-    return values
+        if type(v) is not str:
+            if not isinstance(v, str):
+                raise TypeError(f"{name}[{i}]: expected str, got {_type_name(v)}")
+            if out is values:
+                out = list(values)
+            out[i] = str.__str__(v)
+    return out
 
 
 def check_str(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected str, got {_type_name(value)}")
+    if type(value) is not str:
+        if not isinstance(value, str):
+            raise TypeError(f"{name}: expected str, got {_type_name(value)}")
+        value = str.__str__(value)
     return value
+
+
+def as_float(name: str, v: Any) -> float:
+    """Mirrors CPython's PyFloat_AsDouble: a float (subclass) by value, then ``__float__``, then
+    ``__index__``; errors other than TypeError and OverflowError propagate unchanged."""
+    t = type(v)
+    try:
+        if isinstance(v, float):
+            return float.__float__(v)
+        if hasattr(t, "__float__"):
+            return float(v)
+        if hasattr(t, "__index__"):
+            return float(operator.index(v))
+        raise TypeError
+    except OverflowError:
+        raise ValueError(f"{name}: out of range") from None
+    except TypeError:
+        raise TypeError(f"{name}: expected a number, got {_type_name(v)}") from None
 
 
 def check_float_list(name: str, values: list[Any]) -> list[float]:
     out = []
     for i, v in enumerate(values):
-        # mirrors CPython's PyFloat_AsDouble: floats, then __float__, then __index__
-        t = type(v)
-        try:
-            if isinstance(v, float):
-                f = float(v)
-            elif hasattr(t, "__float__"):
-                f = float(v)
-            elif hasattr(t, "__index__"):
-                f = float(operator.index(v))
-            else:
-                raise TypeError
-        except OverflowError:
-            raise ValueError(f"{name}[{i}]: out of range") from None
-        except TypeError:
-            raise TypeError(f"{name}[{i}]: expected a number, got {_type_name(v)}") from None
+        f = as_float(f"{name}[{i}]", v)
         if not math.isfinite(f):
             raise ValueError(f"{name}[{i}]: must be finite, got {_float_repr(f)}")
         out.append(f)
     return out
 
 
+def _index(name: str, v: Any) -> int:
+    """An element as an exact int (``__index__``; bools count as 0 and 1, as in CPython)."""
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name}: expected an int, got {_type_name(v)}") from None
+    return n if type(n) is int else int.__index__(n)
+
+
 def check_count_list(name: str, values: list[Any]) -> list[int]:
     out = []
     for i, v in enumerate(values):
-        try:
-            n = operator.index(v)
-        except TypeError:
-            raise TypeError(f"{name}[{i}]: expected an int, got {_type_name(v)}") from None
+        n = _index(f"{name}[{i}]", v)
         if n < 0:
             raise ValueError(f"{name}[{i}]: must be >= 0, got {n}")
-        if n > 2**63 - 1:
-            raise ValueError(f"{name}[{i}]: out of range")
+        if n > MAX_COUNT:
+            raise ValueError(f"{name}[{i}]: must be <= {MAX_COUNT}, got {n}")
         out.append(n)
     return out
+
+
+def check_cap_list(name: str, values: list[Any]) -> list[int]:
+    """Token caps per source: -1 for no cap, else a count."""
+    out = []
+    for i, v in enumerate(values):
+        n = _index(f"{name}[{i}]", v)
+        if n < -1:
+            raise ValueError(f"{name}[{i}]: must be >= -1 (-1 for no cap), got {n}")
+        if n > MAX_COUNT:
+            raise ValueError(f"{name}[{i}]: must be <= {MAX_COUNT}, got {n}")
+        out.append(n)
+    return out
+
+
+def check_positive(name: str, value: Any) -> float:
+    value = as_float(name, value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name}: must be a positive finite number, got {value!r}")
+    return value
 
 
 def check_lengths(names: Sequence[str], lists: Sequence[list[Any]]) -> None:
@@ -155,8 +207,7 @@ def lower(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    check_str("text", text)
-    return _words(text)
+    return _words(check_str("text", text))
 
 
 def _words(text: str) -> list[str]:
@@ -165,8 +216,7 @@ def _words(text: str) -> list[str]:
 
 def shingle_hashes(text: str) -> list[int]:
     """Sorted, distinct xxh3-64 hashes of the text's 5-word shingles."""
-    check_str("text", text)
-    return sorted(_shingle_set(text))
+    return sorted(_shingle_set(check_str("text", text)))
 
 
 def _shingle_set(text: str) -> set[int]:
@@ -180,8 +230,7 @@ def _shingle_set(text: str) -> set[int]:
 
 
 def content_hash(text: str) -> int | None:
-    check_str("text", text)
-    return _content_hash(text)
+    return _content_hash(check_str("text", text))
 
 
 def _content_hash(text: str) -> int | None:
@@ -194,9 +243,15 @@ def _content_hash(text: str) -> int | None:
 
 
 def estimate_tokens(texts: list[Any], bytes_per_token: float) -> list[int]:
-    """ceil(UTF-8 length / bytes_per_token) per text."""
-    check_str_list("texts", texts)
-    return [math.ceil(utf8_len(t) / bytes_per_token) for t in texts]
+    """ceil(UTF-8 length / bytes_per_token) per text, at most ``MAX_COUNT``."""
+    texts = check_str_list("texts", snapshot("texts", texts))
+    bytes_per_token = check_positive("bytes_per_token", bytes_per_token)
+    return [_ceil_count(utf8_len(t) / bytes_per_token) for t in texts]
+
+
+def _ceil_count(x: float) -> int:
+    # compared before ceil: a tiny divisor makes x infinite, which has no int
+    return MAX_COUNT if x >= MAX_COUNT else math.ceil(x)
 
 
 def dedupe(
@@ -211,12 +266,15 @@ def dedupe(
     the kept items it matches, the earliest visited wins. History items are never dropped and
     never kept copies; pinned items are never dropped (they may be kept copies).
     """
+    threshold = as_float("threshold", threshold)
     if not 0 < threshold <= 1:
         raise ValueError("threshold: must be in (0, 1]")
     names = ("texts", "ids", "scores", "pinned", "history")
-    check_lengths(names, (texts, ids, scores, pinned, history))
-    check_str_list("texts", texts)
-    check_str_list("ids", ids)
+    args = (texts, ids, scores, pinned, history)
+    texts, ids, scores, pinned, history = lists = [snapshot(n, v) for n, v in zip(names, args)]
+    check_lengths(names, lists)
+    texts = check_str_list("texts", texts)
+    ids = check_str_list("ids", ids)
     fscores = check_float_list("scores", scores)
     pin = [bool(p) for p in pinned]
     hist = [bool(h) for h in history]
@@ -286,13 +344,23 @@ def fill_budget(
     Pinned items over the budget are the caller's error to raise before calling this.
     """
     names = ("tokens", "scores", "sources", "pinned", "deprecated", "ids")
-    check_lengths(names, (tokens, scores, sources, pinned, deprecated, ids))
+    args = (tokens, scores, sources, pinned, deprecated, ids)
+    tokens, scores, sources, pinned, deprecated, ids = lists = [snapshot(n, v) for n, v in zip(names, args)]
+    caps, min_items = snapshot("caps", caps), snapshot("min_items", min_items)
+    check_lengths(names, lists)
     toks = check_count_list("tokens", tokens)
     fscores = check_float_list("scores", scores)
     srcs = check_count_list("sources", sources)
     pin = [bool(p) for p in pinned]
     dep = [bool(d) for d in deprecated]
-    check_str_list("ids", ids)
+    ids = check_str_list("ids", ids)
+    budget = check_count("budget", budget)
+    beta = check_beta(as_float("beta", beta))
+    min_score = None if min_score is None else as_float("min_score", min_score)
+    include_deprecated = bool(include_deprecated)
+    caps = check_cap_list("caps", caps)
+    check_lengths(("caps", "min_items"), (caps, min_items))
+    min_items = check_count_list("min_items", min_items)
     nsrc = len(caps)
     for i, s in enumerate(srcs):
         if s >= nsrc:
@@ -332,7 +400,8 @@ def fill_budget(
                 take(i, MIN_ITEMS)
 
     def value(i: int) -> float:
-        return fscores[i] if beta == 0 else fscores[i] / (max(toks[i], 1) ** beta)
+        # float ** float, as Rust's powf: finite because beta <= MAX_BETA
+        return fscores[i] if beta == 0 else fscores[i] / (float(max(toks[i], 1)) ** beta)
 
     rest = sorted((i for i in range(n) if reasons[i] is None), key=lambda i: (-value(i), ids[i], i))
     for i in rest:
@@ -365,7 +434,9 @@ def cache_order(
     history items last, by (order key, position).
     """
     names = ("stability", "history", "scores", "source_rank", "order_keys", "ids")
-    check_lengths(names, (stability, history, scores, source_rank, order_keys, ids))
+    args = (stability, history, scores, source_rank, order_keys, ids)
+    stability, history, scores, source_rank, order_keys, ids = lists = [snapshot(n, v) for n, v in zip(names, args)]
+    check_lengths(names, lists)
     stab = check_count_list("stability", stability)
     for i, s in enumerate(stab):
         if s > 2:
@@ -373,8 +444,8 @@ def cache_order(
     hist = [bool(h) for h in history]
     fscores = check_float_list("scores", scores)
     ranks = check_count_list("source_rank", source_rank)
-    check_str_list("order_keys", order_keys)
-    check_str_list("ids", ids)
+    order_keys = check_str_list("order_keys", order_keys)
+    ids = check_str_list("ids", ids)
 
     n = len(stab)
 
@@ -424,9 +495,11 @@ class Bm25Index:
     """
 
     def __init__(self, docs: list[Any], k1: float = 1.2, b: float = 0.75):
-        check_str_list("docs", docs)
-        self.k1 = float(k1)
-        self.b = float(b)
+        docs = check_str_list("docs", snapshot("docs", docs))
+        self.k1 = check_positive("k1", k1)
+        self.b = as_float("b", b)
+        if not 0 <= self.b <= 1:
+            raise ValueError(f"b: must be a number in [0, 1], got {self.b!r}")
         self.lengths: list[int] = []
         self.postings: dict[str, list[tuple[int, int]]] = {}
         for d, doc in enumerate(docs):
@@ -444,7 +517,8 @@ class Bm25Index:
         return len(self.lengths)
 
     def search(self, query: str, limit: int) -> list[tuple[int, float]]:
-        check_str("query", query)
+        query = check_str("query", query)
+        limit = check_count("limit", limit)
         n = len(self.lengths)
         k1, b = self.k1, self.b
         scores: dict[int, float] = {}
@@ -458,4 +532,4 @@ class Bm25Index:
                 denom = tf + k1 * (1.0 - b + b * self.lengths[d] / self.avgdl)
                 scores[d] = scores.get(d, 0.0) + idf * (tf * (k1 + 1.0)) / denom
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ranked[: max(limit, 0)]
+        return ranked[:limit]

@@ -1,0 +1,109 @@
+//! PyO3 glue of the calibrated estimator (issue 7): cost checks, `KnownWords`, the batch call.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::py_args::{guard, keys_of, snapshot, type_name};
+
+/// The calibrated costs, checked element by element in the order and with the messages of
+/// `kernels/calibrated.py::check_costs`.
+fn calibrated_costs(costs: &Bound<'_, PyAny>) -> PyResult<[u64; crate::calibrated::NUM_FEATURES]> {
+    let costs = snapshot("costs", costs)?;
+    if costs.len() != crate::calibrated::NUM_FEATURES {
+        let err = crate::calibrated::CostError::Length(costs.len());
+        return Err(PyValueError::new_err(err.to_string()));
+    }
+    let mut out = [0u64; crate::calibrated::NUM_FEATURES];
+    for (i, obj) in costs.into_iter().enumerate() {
+        if obj.is_instance_of::<pyo3::types::PyBool>()
+            || !obj.is_instance_of::<pyo3::types::PyInt>()
+        {
+            return Err(PyTypeError::new_err(format!(
+                "costs[{i}]: expected an int, got {}",
+                type_name(&obj)
+            )));
+        }
+        match obj.extract::<i64>() {
+            Ok(c) if (0..=crate::calibrated::MAX_COST as i64).contains(&c) => out[i] = c as u64,
+            // out of range, or too large for i64: the reference prints the int itself
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "costs[{i}]: must be in [0, {}], got {}",
+                    crate::calibrated::MAX_COST,
+                    obj.str()?
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The word hashes of the `known_word` feature, built once per profile.
+#[pyclass(frozen, name = "KnownWords", module = "ctxsieve._native")]
+pub struct PyKnownWords {
+    inner: crate::calibrated::KnownWords,
+}
+
+#[pymethods]
+impl PyKnownWords {
+    #[new]
+    fn new(hashes: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let bytes = hashes.cast::<PyBytes>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "known words: expected bytes, got {}",
+                type_name(hashes)
+            ))
+        })?;
+        let inner =
+            crate::calibrated::KnownWords::from_le_bytes(bytes.as_bytes()).map_err(|n| {
+                PyValueError::new_err(format!(
+                    "known words: expected a multiple of 4 bytes (little-endian u32), got {n}"
+                ))
+            })?;
+        Ok(Self { inner })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __contains__(&self, h: &Bound<'_, PyAny>) -> bool {
+        // ints only, as the reference: a bool or a float is never a hash
+        h.is_instance_of::<pyo3::types::PyInt>()
+            && !h.is_instance_of::<pyo3::types::PyBool>()
+            && h.extract::<u32>().is_ok_and(|h| self.inner.contains(h))
+    }
+}
+
+#[pyfunction]
+#[pyo3(signature = (texts, costs, known=None))]
+pub fn calibrated_estimate(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    costs: &Bound<'_, PyAny>,
+    known: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    // the reference's own wording for a texts argument that is not a list
+    let objs = snapshot("texts", texts).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "texts: expected a list of str, got {}",
+            type_name(texts)
+        ))
+    })?;
+    let keys = keys_of(&objs, "texts")?;
+    let costs = calibrated_costs(costs)?;
+    let known = match known.filter(|k| !k.is_none()) {
+        None => None,
+        Some(k) => Some(k.cast::<PyKnownWords>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "known: expected ctxsieve._native.KnownWords or None (ctxsieve.kernels.calibrated.known_words makes it), got {}",
+                type_name(k)
+            ))
+        })?),
+    };
+    let known = known.map(|k| &k.get().inner);
+    guard("calibrated_estimate", || {
+        Ok(py.detach(|| crate::calibrated::estimate_batch(&keys, &costs, known)))
+    })
+}
