@@ -385,3 +385,21 @@ def test_a_lone_surrogate_in_corpus_json_is_a_corpus_error(tmp_path):
     (root / "corpus.json").write_text('{"product": "Bib\\ud800lio"}', encoding="utf-8")
     with pytest.raises(CorpusError, match=r"corpus\.json: field 'product': lone surrogate \\ud800 at character 3"):
         load_corpus(root)
+
+
+def test_level_2_without_the_session_mode_is_refused_before_the_run(tmp_path, capsys):
+    # it answered nothing (level 2 takes the session calls) and printed an empty table
+    argv = [
+        "eval",
+        "--quiet",
+        "--retriever",
+        "bm25",
+        "--corpus",
+        str(write(tmp_path / "c")),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    argv += ["--level", "2", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--modes", "question"]
+    assert main(argv) == 2
+    assert "--modes must include session" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "eval.json").exists()

@@ -174,6 +174,10 @@ def run(args: argparse.Namespace) -> int:
         if client is not None and args.level == 2 and not wanted & {c.name for c in configs}:
             # before the level-1 run, which takes minutes, not after it
             raise ConfigError(f"--level2-configs {args.level2_configs!r} names none of the configurations run")
+        if client is not None and args.level == 2 and "session" not in args.modes:
+            # level 2 answers the session calls (the model's replies are what later turns carry):
+            # without them it would print an empty table and pass for done
+            raise ConfigError("--level 2 answers the session mode's calls; --modes must include session")
         retriever = resolve_mode(args.retriever)
         columns = (
             TextColumn("[progress.description]{task.description}"),
