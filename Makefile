@@ -114,13 +114,17 @@ FUZZ_TARGETS := text dedupe fill order bm25 calibrated
 FUZZ_RUN = cd fuzz && for t in $(FUZZ_TARGETS); do \
 	cargo +nightly fuzz run -s none -a $$t -- -max_total_time=$(1) -max_len=$(2) || exit 1; done
 
+.PHONY: fuzz-tools
+fuzz-tools: ## cargo-fuzz from crates.io (a no-op when this version is installed)
+	cargo install --locked cargo-fuzz --version 0.13.2
+
 .PHONY: fuzz-ci
-fuzz-ci: ## bounded fuzzing for CI (under 3 min once fuzz/target is built): 10 s per Rust target, then the API fuzz
+fuzz-ci: fuzz-tools ## bounded fuzzing for CI (under 3 min once fuzz/target is built): 10 s per Rust target, then the API fuzz
 	$(call FUZZ_RUN,10,4096)
 	CTXSIEVE_FUZZ_EXAMPLES=150 $(PYTEST) -q -p no:cacheprovider tests/kernels/test_fuzz_api.py
 
 .PHONY: fuzz
-fuzz: ## long local fuzzing: 5 min per Rust target (FUZZ_SECONDS), 20k examples per API test (FUZZ_EXAMPLES)
+fuzz: fuzz-tools ## long local fuzzing: 5 min per Rust target (FUZZ_SECONDS), 20k examples per API test (FUZZ_EXAMPLES)
 	$(call FUZZ_RUN,$(or $(FUZZ_SECONDS),300),65536)
 	CTXSIEVE_FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),20000) $(PYTEST) -q -p no:cacheprovider tests/kernels/test_fuzz_api.py
 
