@@ -254,12 +254,14 @@ fn grep_lines(
     confirm: bool,
     max_matches: usize,
 ) -> PyResult<Vec<usize>> {
-    let text = text_of(text, "text")?;
-    let regex = text_of(regex, "regex")?;
-    let required = text_of(required, "required")?;
-    let program = grep::Program::new(&program.0, program.1).map_err(PyValueError::new_err)?;
-    py.detach(|| grep::grep_lines(&text, &regex, &required, &program, confirm, max_matches))
-        .map_err(PyValueError::new_err)
+    guard("grep_lines", || {
+        let text = text_of(text, "text")?;
+        let regex = text_of(regex, "regex")?;
+        let required = text_of(required, "required")?;
+        let program = grep::Program::new(&program.0, program.1).map_err(PyValueError::new_err)?;
+        py.detach(|| grep::grep_lines(&text, &regex, &required, &program, confirm, max_matches))
+            .map_err(PyValueError::new_err)
+    })
 }
 
 /// BM25 over the kernel's words; immutable once built, so it is safe to share across threads.
