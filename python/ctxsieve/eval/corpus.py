@@ -14,14 +14,13 @@ the loader does not know is an error too (with the nearest known name): a misspe
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ctxsieve.errors import ContextError
+from ctxsieve.eval.corpus_rows import CorpusError, FieldReader, check_unicode, json_rows, read_file
 
 DOC_KINDS = ("policy", "error", "howto", "noise", "other")
 DOC_STATUSES = ("current", "superseded")
@@ -30,18 +29,6 @@ DOCUMENT_FIELDS = ("id", "text", "title", "kind", "lang", "status", "superseded_
 QUESTION_FIELDS = ("id", "question", "relevant", "distractors", "session", "turn", "type", "lang")
 ANSWER_FIELDS = ("id", "answer")
 INFO_FIELDS = ("name", "product", "description", "system_prompt")
-
-
-class CorpusError(ContextError, ValueError):
-    """A corpus file that cannot be used; ``path``, ``line`` (1-based, 0 for the whole file)
-    and ``field`` say where."""
-
-    def __init__(self, path: Path | str, line: int, field: str, problem: str):
-        where = f"{path}:{line}" if line else str(path)
-        super().__init__(f"{where}: field {field!r}: {problem}" if field else f"{where}: {problem}")
-        self.path = str(path)
-        self.line = line
-        self.field = field
 
 
 @dataclass(frozen=True)
@@ -124,101 +111,10 @@ def default_corpus_dir() -> Path:
     return shipped_corpora()["tessel"]
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CorpusError(path, 0, "", "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise CorpusError(path, 0, "", f"not UTF-8 ({exc.reason})") from None
-    except OSError as exc:  # a directory by that name, no permission: where, not a traceback
-        raise CorpusError(path, 0, "", f"cannot read: {exc.strerror or exc}") from None
-
-
-def _rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    text = _read(path)
-    out = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(path, n, "", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(row, dict):
-            raise CorpusError(path, n, "", f"expected a JSON object, got {type(row).__name__}")
-        _check_unicode(path, n, row)
-        out.append((n, row))
-    return out
-
-
-def _check_unicode(path: Path, line: int, row: dict[str, Any]) -> None:
-    """A ``\\ud800`` escape in JSON decodes to half a surrogate pair, which no UTF-8 file, prompt
-    or native kernel can hold: say where, rather than fail later with a traceback."""
-    for name, value in row.items():
-        for text in [name, *(value if isinstance(value, list) else [value])]:
-            if not isinstance(text, str):
-                continue
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                bad = f"\\u{ord(text[exc.start]):04x}"
-                problem = f"lone surrogate {bad} at character {exc.start}: not valid Unicode (half of an escaped pair?)"
-                raise CorpusError(path, line, str(name), problem) from None
-
-
-class _Row:
-    """Typed access to one JSONL object, raising ``CorpusError`` with its position; a field not
-    in ``known`` is an error."""
-
-    def __init__(self, path: Path, line: int, row: dict[str, Any], known: tuple[str, ...]):
-        self.path, self.line, self.row = path, line, row
-        for name in row:
-            if name not in known:
-                near = difflib.get_close_matches(str(name).replace("-", "_").lower(), known, n=1, cutoff=0.5)
-                hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(known)})"
-                raise self.error(str(name), "unknown" + hint)
-
-    def error(self, name: str, problem: str) -> CorpusError:
-        return CorpusError(self.path, self.line, name, problem)
-
-    def text(self, name: str, default: str | None = None, choices: tuple[str, ...] = ()) -> str:
-        value = self.row.get(name, default)
-        if value is None:
-            raise self.error(name, "missing (required)")
-        if not isinstance(value, str) or (not value.strip() and default is None):
-            raise self.error(name, f"expected a non-empty string, got {value!r:.60}")
-        if choices and value not in choices:
-            raise self.error(name, f"must be one of {', '.join(choices)}, got {value!r}")
-        return value
-
-    def opt_text(self, name: str) -> str | None:
-        value = self.row.get(name)
-        if value is not None and not isinstance(value, str):
-            raise self.error(name, f"expected a string or null, got {type(value).__name__}")
-        return value
-
-    def texts(self, name: str, required: bool) -> list[str]:
-        if name not in self.row:
-            if required:
-                raise self.error(name, "missing (required; use [] for none)")
-            return []
-        value = self.row[name]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise self.error(name, "expected a list of non-empty strings")
-        return value
-
-    def integer(self, name: str, default: int) -> int:
-        value = self.row.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.error(name, f"expected an integer >= 1, got {value!r}")
-        return value
-
-
 def load_documents(path: Path) -> dict[str, Document]:
     docs: dict[str, Document] = {}
-    for line, raw in _rows(path):
-        r = _Row(path, line, raw, DOCUMENT_FIELDS)
+    for line, raw in json_rows(path):
+        r = FieldReader(path, line, raw, DOCUMENT_FIELDS)
         doc = Document(
             id=r.text("id"),
             text=r.text("text"),
@@ -235,7 +131,7 @@ def load_documents(path: Path) -> dict[str, Document]:
         docs[doc.id] = doc
     for d in docs.values():
         if d.superseded_by is not None and d.superseded_by not in docs:
-            line = next(n for n, row in _rows(path) if row.get("id") == d.id)
+            line = next(n for n, row in json_rows(path) if row.get("id") == d.id)
             raise CorpusError(path, line, "superseded_by", f"unknown document {d.superseded_by!r}")
     return docs
 
@@ -244,8 +140,8 @@ def load_answers(path: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     answers: dict[str, str] = {}
-    for line, raw in _rows(path):
-        r = _Row(path, line, raw, ANSWER_FIELDS)
+    for line, raw in json_rows(path):
+        r = FieldReader(path, line, raw, ANSWER_FIELDS)
         qid = r.text("id")
         if qid in answers:
             raise r.error("id", f"duplicate answer for question {qid!r}")
@@ -257,8 +153,8 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
     questions: list[Question] = []
     seen: set[str] = set()
     turns: dict[str, dict[int, str]] = {}  # session -> turn -> question id
-    for line, raw in _rows(path):
-        r = _Row(path, line, raw, QUESTION_FIELDS)
+    for line, raw in json_rows(path):
+        r = FieldReader(path, line, raw, QUESTION_FIELDS)
         qid = r.text("id")
         if qid in seen:
             raise r.error("id", f"duplicate question id {qid!r}")
@@ -300,7 +196,7 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
         missing = sorted(set(range(1, max(taken) + 1)) - set(taken))
         if missing:
             above = min(t for t in taken if t > missing[0])  # the first turn asked after the gap
-            line = next(n for n, row in _rows(path) if row.get("id") == taken[above])
+            line = next(n for n, row in json_rows(path) if row.get("id") == taken[above])
             raise CorpusError(
                 path,
                 line,
@@ -315,13 +211,13 @@ def load_info(path: Path) -> CorpusInfo:
     if not path.exists():
         return CorpusInfo()
     try:
-        raw = json.loads(_read(path))
+        raw = json.loads(read_file(path))
     except json.JSONDecodeError as exc:
         raise CorpusError(path, exc.lineno, "", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(raw, dict):
         raise CorpusError(path, 0, "", f"expected a JSON object, got {type(raw).__name__}")
-    _check_unicode(path, 0, raw)
-    r = _Row(path, 0, raw, INFO_FIELDS)
+    check_unicode(path, 0, raw)
+    r = FieldReader(path, 0, raw, INFO_FIELDS)
     return CorpusInfo(**{name: r.text(name, "") for name in INFO_FIELDS})
 
 
