@@ -9,6 +9,7 @@ import importlib
 import logging
 import sys
 import warnings
+from typing import NoReturn
 
 from ctxsieve.errors import ContextError
 
@@ -45,10 +46,19 @@ def one_line(text: str) -> str:
     return out
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad options are one line, status 2: argparse would print the whole usage block (ten
+    lines for ``eval``) above the one line that matters. The top-level parser and every
+    subcommand's parser are of this class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ctxsieve", description="Decide what an LLM agent reads.")
+    parser = OneLineParser(prog="ctxsieve", description="Decide what an LLM agent reads.")
     parser.add_argument("--version", action="version", version=f"ctxsieve {version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     for name in SUBCOMMANDS:
         try:
             module = importlib.import_module(f"ctxsieve.commands.{name}")

@@ -99,12 +99,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--level2-configs", default=LEVEL2_CONFIGS, help="configurations answered at level 2")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
-    p.error = lambda message: _one_line_error(p, message)  # type: ignore[method-assign]
-
-
-def _one_line_error(parser: argparse.ArgumentParser, message: str) -> Any:
-    # argparse would print the whole usage block (ten lines) above the one line that matters
-    parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} --help)\n")
 
 
 def level2_table(rows: list[dict[str, Any]]) -> Any:
