@@ -70,6 +70,7 @@ SKIP: list[tuple[str, str]] = [
     (r"^python -m ctxsieve\.integrations\.mcp$", "names the module; docs/integrations.md shows the invocation"),
     (r"^(PYTHONPATH=python )?python benches/", "a benchmark run of minutes; `make bench-smoke` runs each bench once"),
     (r"^pytest benches/", "a benchmark run of minutes; `make bench-smoke` runs each bench once"),
+    (r"^make fuzz(-ci)?$", "fuzzing for minutes; .ci/run runs make fuzz-ci"),
     (r"^python -m ctxsieve\.eval\.corpus_build$", "rewrites the shipped corpus files in the working tree"),
 ]
 
