@@ -44,6 +44,17 @@ def check(text: str, *, where: str, max_chars: int, max_nodes: int, max_depth: i
     not parse. Linear in the length of the text."""
     if len(text) > max_chars:
         raise YAMLBoundError(f"{where}: {len(text)} characters, more than the {max_chars} allowed")
+    try:
+        _walk(text, where, max_nodes, max_depth)
+    except yaml.YAMLError as exc:
+        # libyaml (the C loader of PyYAML >= 6.0.4's wheels) has a nesting limit of its own and
+        # may reach it scanning ahead, before our parser events show depth 64: the same answer
+        if "maximum nesting depth" in str(exc):
+            raise YAMLBoundError(f"{where}: nested more than {max_depth} levels deep") from None
+        raise
+
+
+def _walk(text: str, where: str, max_nodes: int, max_depth: int) -> None:
     anchors: dict[str, int] = {}  # anchor -> expanded size of its node, once the node is closed
     opened: list[tuple[str | None, int]] = []  # open collections: their anchor, nodes before them
     nodes = 0
