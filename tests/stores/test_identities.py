@@ -221,12 +221,14 @@ def test_sqlite_search_never_trusts_its_scope_hash_alone(tmp_path: Any, monkeypa
     assert store.search_records("history", "password", where=SearchFilter(scope="bob")) == []
 
 
-@pytest.mark.parametrize(("first", "second"), [("tA", "ta"), ("t-x", "t_x"), ("tx", "t_x")])
+# a SQLite store is one file (no namespaces); PostgreSQL namespaces are lower-case identifiers
+# (table names), so only the pair that differs in "_" applies there
+@pytest.mark.parametrize(
+    ("target", "first", "second"),
+    [("redis", "tA", "ta"), ("redis", "t-x", "t_x"), ("redis", "tx", "t_x"), ("postgres", "tx", "t_x")],
+    indirect=["target"],
+)
 def test_store_namespaces_never_share(target: Any, first: str, second: str) -> None:
-    if target.backend == "sqlite":
-        pytest.skip("a SQLite store is one file: it has no namespaces")
-    if target.backend == "postgres" and (first != first.lower() or "-" in first):
-        pytest.skip("PostgreSQL namespaces are lower-case identifiers (table names)")
     suffix = target.namespace
     one, two = (target.__class__(target.backend, target.url, f"{n}{suffix}") for n in (first, second))
     a, b = one.open(), two.open()
@@ -248,13 +250,12 @@ def test_store_namespaces_never_share(target: Any, first: str, second: str) -> N
         _cleanup(two)
 
 
+@pytest.mark.parametrize("target", ["postgres"], indirect=True)  # SQLite and Redis index any length
 def test_postgres_limits_are_a_store_error_not_unreachable(store: Any) -> None:
     # PostgreSQL keeps at most 1 MB of distinct words in a tsvector: a record over it is refused
     # with StoreError saying so, not StoreUnavailableError "is unreachable" (the server is fine)
     from ctxsieve.stores import StoreError, StoreUnavailableError
 
-    if not store.url.startswith("postgres"):
-        pytest.skip("SQLite and Redis index any length")
     big = " ".join(f"w{i:07d}" for i in range(150_000))
     with pytest.raises(StoreError, match="too long") as info:
         store.put_records("memory", [Record("big", big)])

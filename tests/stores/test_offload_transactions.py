@@ -174,11 +174,11 @@ def _staging(store: Any) -> Any:
 
     if store.url.startswith("sqlite"):
         return _sqlite_staging
-    if hasattr(store, "r"):
-        pytest.skip("Redis staging keys expire on the server (test_store_faults.py)")
     return _postgres_staging
 
 
+# Redis staging keys expire on the server (test_store_faults.py)
+@pytest.mark.parametrize("target", ["sqlite", "postgres"], indirect=True)
 def test_staging_of_a_writer_that_died_is_swept_after_the_expiry(store: Any, monkeypatch: Any) -> None:
     staging = _staging(store)
 
@@ -308,9 +308,8 @@ def test_a_sqlite_reader_of_a_blob_replaced_meanwhile_is_told_so(tmp_path: Any) 
     assert "".join(c.text for c in store.iter_blob("b")) == "new line\n" * 100
 
 
+@pytest.mark.parametrize("target", ["postgres"], indirect=True)
 def test_a_postgres_chunks_table_of_the_earlier_layout_is_upgraded_on_open(target: Any) -> None:
-    if target.backend != "postgres":
-        pytest.skip("PostgreSQL's schema migration")
     store = target.open()
     store.put_blob("old", iter_chunks(["kept\n"]))
     with store._lock:
@@ -351,11 +350,10 @@ def test_interleaved_writers_of_one_blob_never_mix(target: Any) -> None:
         b.close()
 
 
+@pytest.mark.parametrize("target", ["postgres"], indirect=True)
 def test_simultaneous_postgres_publishes_of_one_blob_both_succeed(target: Any) -> None:
     # two writers publishing one id at once: the second waits for the first and replaces it
     # (it failed with a duplicate key: its snapshot did not see the first's chunks to delete)
-    if target.backend != "postgres":
-        pytest.skip("the publish of PostgreSQL's staging")
     a, b = target.open(), target.open()
     ns = a.ns
     a.put_blob("shared", iter_chunks(["old\n" * 50], chunk_chars=CHUNK))
