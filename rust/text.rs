@@ -13,7 +13,9 @@ pub fn estimate_tokens(utf8_len: usize, bytes_per_token: f64) -> u64 {
     crate::limits::saturate_f64(utf8_len as f64 / bytes_per_token)
 }
 
-fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
+/// Whether `cp` lies in one of the sorted, disjoint inclusive `ranges` (the frozen Unicode
+/// tables, and grep's classes).
+pub(crate) fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
     ranges
         .binary_search_by(|&(lo, hi)| {
             if hi < cp {

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::text::is_word_char;
+use crate::text::{in_ranges, is_word_char};
 
 /// A program sent from Python is at most 1,000 instructions; this only stops a direct caller
 /// of the private module from allocating without bound.
@@ -160,7 +160,7 @@ impl Program {
     fn accepting(&self, c: char) -> Bits {
         let mut out = vec![0; self.words()];
         for (ranges, pcs) in self.classes.iter().zip(&self.class_pcs) {
-            if in_class(ranges, c as u32) {
+            if in_ranges(ranges, c as u32) {
                 out.iter_mut().zip(pcs).for_each(|(o, p)| *o |= p);
             }
         }
@@ -232,18 +232,4 @@ impl Matcher<'_> {
             at_start = false;
         }
     }
-}
-
-fn in_class(ranges: &[(u32, u32)], cp: u32) -> bool {
-    ranges
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                std::cmp::Ordering::Less
-            } else if lo > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
 }
