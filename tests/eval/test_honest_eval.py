@@ -200,3 +200,27 @@ def test_terminal_tables_fit_without_cut_cells(width):
     assert "…" not in text
     assert max(len(line) for line in text.splitlines()) <= width
     assert "fixed_slots/cache" in text and "every question alone" in text  # names are whole
+
+
+def test_questions_are_embedded_once_and_cached(tmp_path):
+    # one vector per question, not per question and budget (each budget asks for another depth)
+    chunks = chunk_corpus(load_corpus())[:20]
+    calls: list[int] = []
+
+    class Model:
+        def encode(self, texts, normalize_embeddings=True, batch_size=32):
+            calls.append(len(texts))
+            return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+    questions = ["How do I reset a PIN?", "Refund after 3 weeks?"]
+    r = EmbeddingRetriever(chunks, model=Model(), cache=EmbeddingCache(tmp_path, "m"))
+    r.prefetch(questions + questions[:1])
+    assert sum(calls) == 20 + 2
+    for k in (5, 10, 20):
+        for q in questions:
+            r.ranked(q, k)
+    assert sum(calls) == 22  # no pass per call
+    again = EmbeddingRetriever(chunks, model=Model(), cache=EmbeddingCache(tmp_path, "m"))
+    again.prefetch(questions)
+    assert sum(calls) == 22  # a rerun embeds nothing
+    assert again.ranked(questions[0], 3) == r.ranked(questions[0], 3)

@@ -14,6 +14,7 @@ the loader does not know is an error too (with the nearest known name): a misspe
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -90,11 +91,12 @@ class Corpus:
     def name(self) -> str:
         return self.info.name or Path(self.root).name or "corpus"
 
-    @property
+    # cached: the runner asks for both on every call (3.8 s of a 25 s run when rebuilt each time)
+    @functools.cached_property
     def superseded(self) -> frozenset[str]:
         return frozenset(d.id for d in self.documents.values() if d.superseded)
 
-    @property
+    @functools.cached_property
     def noise(self) -> frozenset[str]:
         return frozenset(d.id for d in self.documents.values() if d.kind == "noise")
 

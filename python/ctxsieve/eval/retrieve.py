@@ -138,12 +138,27 @@ class EmbeddingRetriever:
         self.cache = cache if cache is not None else EmbeddingCache(None, MODEL_ID)
         self._threads = blas_threads
         self.matrix = np.asarray(self.cache.encode(self.model, [c.text for c in self.chunks], progress), np.float32)
+        self._queries: dict[str, Any] = {}
+
+    def prefetch(self, queries: Sequence[str]) -> None:
+        """Embed ``queries`` in one batch, through the cache: the eval knows every question
+        before it runs, and one vector per question (not per question and budget: the hits are
+        memoised by depth, which follows the budget) made a cached rerun spend half its time
+        in MiniLM, 411 single-query passes of 28 ms on the shipped corpus."""
+        import numpy as np
+
+        queries = list(dict.fromkeys(queries))
+        if queries:
+            self._queries.update(zip(queries, np.asarray(self.cache.encode(self.model, queries), np.float32)))
 
     def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
         import numpy as np
 
-        with self._threads():
-            q = np.asarray(self.model.encode([query], normalize_embeddings=True)[0], dtype=np.float32)
+        q = self._queries.get(query)
+        if q is None:
+            with self._threads():
+                q = np.asarray(self.model.encode([query], normalize_embeddings=True)[0], dtype=np.float32)
+            self._queries[query] = q
         sims = self.matrix @ q
         top = np.argsort(-sims, kind="stable")[: max(k, 0)]
         return [(int(i), float(sims[i])) for i in top]
@@ -219,6 +234,7 @@ def build_retriever(
     from ctxsieve.eval.embed_cache import EmbeddingCache
 
     embed = EmbeddingRetriever(chunks, cache=EmbeddingCache(cache_dir, MODEL_ID), progress=progress)
+    embed.prefetch([q.question for q in corpus.questions])
     if mode == "embed":
         return CachedRetriever(embed)
     return CachedRetriever(HybridRetriever([Bm25Retriever(chunks), embed]))
