@@ -56,11 +56,11 @@ class Depth:
     okf_limit: int | None = None
 
     def resolve(self, budget: int, chunk_tokens: float, page_tokens: float) -> tuple[int, int]:
-        want = DEPTH_OVERSHOOT * budget
-        rag = self.rag_k or min(MAX_DEPTH, max(RAG_K, math.ceil(RAG_SHARE * want / max(chunk_tokens, 1.0))))
-        okf = self.okf_limit or min(
-            MAX_DEPTH, max(OKF_LIMIT, math.ceil((1 - RAG_SHARE) * want / max(page_tokens, 1.0)))
-        )
+        # whole tokens: 0.3 * 4000 is 1200.0000000000002 in floats, and its ceil one page more
+        want = math.ceil(DEPTH_OVERSHOOT * budget)
+        rag_tokens = round(want * RAG_SHARE)
+        rag = self.rag_k or min(MAX_DEPTH, max(RAG_K, math.ceil(rag_tokens / max(chunk_tokens, 1.0))))
+        okf = self.okf_limit or min(MAX_DEPTH, max(OKF_LIMIT, math.ceil((want - rag_tokens) / max(page_tokens, 1.0))))
         return rag, okf
 
 
