@@ -26,7 +26,7 @@ MODULES = [
     "ctxsieve.stages.transcript",
     "ctxsieve.stages.shown",
     "ctxsieve.audience",
-    "ctxsieve.exchanges",
+    "ctxsieve.messages.exchanges",
 ]
 
 

@@ -1,6 +1,6 @@
 """Issue 12, finding 14 (part): a tool call and its results always stay together, even when
 other messages sit between them, in the loop's units, the Compactor, the engine's history units
-and admission's records (one rule, ``ctxsieve.exchanges``)."""
+and admission's records (one rule, ``ctxsieve.messages.exchanges``)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxsieve.audience import Audience, parse_audience, restrict
-from ctxsieve.exchanges import exchange_spans
+from ctxsieve.messages.exchanges import exchange_spans
 from ctxsieve.types import ContextItem
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -270,7 +270,7 @@ class Record:
 def group_records(messages: Sequence[Message]) -> list[Record]:
     """Group messages into whole records: an assistant message with tool calls takes the tool
     results that answer it, and any message between them, so a call never leaves without them
-    (``ctxsieve.exchanges``). ``turn`` counts user messages up to the record's first one."""
+    (``ctxsieve.messages.exchanges``). ``turn`` counts user messages up to the record's first one."""
     calls = [[c.id for c in m.tool_calls] if m.role == "assistant" else [] for m in messages]
     answers = [[m.tool_call_id] if m.role == "tool" and m.tool_call_id else [] for m in messages]
     spans: list[list[int]] = []

@@ -4,7 +4,7 @@ A unit is one message, except that an assistant message calling tools travels wi
 messages that carry its results, and with any message that sits between them (a user
 interjecting): providers reject a tool call without its result and a result without its call.
 Results with no call before them (orphans) stand alone, as does a call whose results never came.
-The grouping is ``ctxsieve.exchanges``, shared with the engine's history and admission.
+The grouping is ``ctxsieve.messages.exchanges``, shared with the engine's history and admission.
 
 >>> msgs = [
 ...     {"role": "system", "content": "be brief"},
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ctxsieve.exchanges import exchange_spans
+from ctxsieve.messages.exchanges import exchange_spans
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 
 UnitKind = Literal["system", "summary", "message", "tool_exchange", "orphan_result"]

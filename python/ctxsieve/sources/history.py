@@ -2,7 +2,7 @@
 
 A unit is one message, except that an assistant message that calls tools travels with the
 results of those calls and whatever sits between them: providers reject a tool call without
-its result, so the two are never split (``ctxsieve.exchanges``). Both shapes are understood:
+its result, so the two are never split (``ctxsieve.messages.exchanges``). Both shapes are understood:
 OpenAI (``tool_calls`` then ``role: "tool"`` messages) and Anthropic (``tool_use`` blocks then
 a user message of ``tool_result`` blocks). System messages are skipped: the system prompt is a
 ``StaticSource``.
@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ctxsieve.exchanges import exchange_spans
+from ctxsieve.messages.exchanges import exchange_spans
 from ctxsieve.types import ContextItem, Stability
 
 Message = Mapping[str, Any]

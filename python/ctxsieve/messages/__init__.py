@@ -1,0 +1,43 @@
+"""One model of a conversation (``ctxsieve.messages.model``), its units, and the codecs that
+read and write each provider's shape: ``openai_chat`` (Chat Completions), ``responses``
+(OpenAI Responses input items) and ``anthropic`` (Messages API). Nothing outside this package
+reads or writes a provider's message shape."""
+
+from __future__ import annotations
+
+from ctxsieve.messages.model import (
+    ROLES,
+    Image,
+    Message,
+    MessageError,
+    Part,
+    Reasoning,
+    Role,
+    Text,
+    ToolCall,
+    ToolResult,
+    assistant,
+    system,
+    tool_result,
+    user,
+)
+from ctxsieve.messages.units import Unit, units
+
+__all__ = [
+    "ROLES",
+    "Image",
+    "Message",
+    "MessageError",
+    "Part",
+    "Reasoning",
+    "Role",
+    "Text",
+    "ToolCall",
+    "ToolResult",
+    "Unit",
+    "assistant",
+    "system",
+    "tool_result",
+    "units",
+    "user",
+]
