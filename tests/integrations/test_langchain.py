@@ -197,3 +197,14 @@ def test_with_context_sync_without_system_and_passthrough() -> None:
     assert runnable.invoke(only_ai) == only_ai
     with pytest.raises(TypeError, match="BaseMessage"):
         runnable.invoke(["not a message"])
+
+
+def test_with_context_after_the_question_was_summarised() -> None:
+    # a compacted agent state: the summary stands for the question, the run goes on with tools
+    summary = LangChainAdapter().make_summary("the customer asked about a refund", 3)
+    chat = [summary, call("r"), ToolMessage("order 17: paid", tool_call_id="r", name="tool_r")]
+    out = with_context(knowledge_engine()).invoke(chat)
+    assert [m.type for m in out] == ["system", "human", "human", "ai", "tool"]
+    assert out[0].content == "Cite the policy you rely on."  # the pinned instruction is still there
+    assert out[1] is summary and "Refunds are possible within 30 days." in out[2].content
+    assert out[3:] == chat[1:]

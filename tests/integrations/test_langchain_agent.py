@@ -19,7 +19,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
-from ctxsieve import ContextEngine, StaticSource
+from ctxsieve import CallableSource, ContextEngine, ContextItem, StaticSource
 from ctxsieve.integrations.langchain import LangChainAdapter
 from ctxsieve.integrations.langchain_agent import ContextMiddleware
 from ctxsieve.loop import Compactor, Offloader, SessionHistory, SummaryRequest
@@ -47,6 +47,12 @@ class ScriptedModel(BaseChatModel):
 def fetch_logs() -> str:
     """Fetch the service logs."""
     return numbered(1000, "entry")
+
+
+@tool
+def fetch_page(n: int) -> str:
+    """Fetch one page of the service logs."""
+    return numbered(20, f"page {n} entry")
 
 
 def engine() -> ContextEngine:
@@ -149,3 +155,41 @@ async def test_agent_compacts_history_without_splitting_tool_calls(store: Any) -
     # the session_search tool the middleware registered finds what was summarised away
     assert [t.name for t in mw.tools] == ["session_search"]
     assert "step 0 ok" in mw.tools[0].invoke({"query": "deploy step 0"})
+
+
+def test_the_window_survives_compaction_of_the_human_message(store: Any) -> None:
+    """Once the compactor summarises the question itself (a long run of tool calls after one
+    human message), every later model call still gets the pinned instruction and the context
+    built for that question, not for the summary."""
+    queries: list[str] = []
+
+    def knowledge(query: str) -> list[ContextItem]:
+        queries.append(query)
+        return [ContextItem("kb:entry", "Incidents are logged as entry N.", "kb", "knowledge", "volatile", score=1.0)]
+
+    eng = ContextEngine(
+        [StaticSource("Quote log lines exactly.", name="rules", pinned=True), CallableSource(knowledge, name="kb")],
+        budget=400,
+    )
+
+    async def summarize(req: SummaryRequest) -> str:
+        return f"{len(req.messages)} messages of log pages"
+
+    def script(messages: list[BaseMessage]) -> AIMessage:
+        call = len(model.seen)  # this call is already recorded: 1, 2, ...
+        if call <= 5:
+            return AIMessage("", tool_calls=[{"name": "fetch_page", "args": {"n": call}, "id": f"p{call}"}])
+        return AIMessage("done")
+
+    model = ScriptedModel(script=script)
+    comp = Compactor(summarize, threshold_tokens=300, keep_last=1)
+    agent = create_agent(model, tools=[fetch_page], middleware=[ContextMiddleware(eng, compactor=comp)])
+    agent.invoke({"messages": [HumanMessage("what is at entry 512?")]})
+    a = LangChainAdapter()
+    compacted = [seen for seen in model.seen if any(a.summary(m) for m in seen)]
+    # the compaction really took the question away from the later calls
+    assert compacted and all(not any(m.content == "what is at entry 512?" for m in seen) for seen in compacted)
+    for seen in model.seen:
+        assert isinstance(seen[0], SystemMessage) and "Quote log lines exactly." in seen[0].content
+        assert any("Incidents are logged as entry N." in str(m.content) for m in seen)
+    assert len(queries) == len(model.seen) and set(queries) == {"what is at entry 512?"}

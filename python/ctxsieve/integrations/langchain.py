@@ -176,11 +176,50 @@ def langchain_tools(
 
 
 def last_human(messages: Sequence[Any]) -> int | None:
-    """Index of the last human message (the one the window is built for), or None."""
+    """Index of the last human message (the one the window is built for), or None. A
+    compaction summary is not one: it is written by the compactor, not asked by the user."""
     for k in range(len(messages) - 1, -1, -1):
         if messages[k].type == "human" and not parse_summary(content_text(messages[k].content)):
             return k
     return None
+
+
+def last_summary(messages: Sequence[Any]) -> int | None:
+    """Index of the last compaction summary, or None."""
+    for k in range(len(messages) - 1, -1, -1):
+        if messages[k].type == "human" and parse_summary(content_text(messages[k].content)):
+            return k
+    return None
+
+
+def query_of(messages: Sequence[Any]) -> str | None:
+    """What the window is built for: the last human message's text or, once compaction has
+    summarised that message away, the text of the summary standing in for it; None when the
+    list has neither."""
+    k = last_human(messages)
+    if k is not None:
+        return content_text(messages[k].content)
+    k = last_summary(messages)
+    if k is None:
+        return None
+    found = parse_summary(content_text(messages[k].content))
+    return found[1] if found else None
+
+
+def _context_at(messages: Sequence[Any]) -> int:
+    """Where the window's context message goes: just before the last human message (the prefix
+    cache loses least there); once that message is summarised away, just after the summary that
+    stands for it; with neither, after the leading system messages."""
+    k = last_human(messages)
+    if k is not None:
+        return k
+    k = last_summary(messages)
+    if k is not None:
+        return k + 1
+    k = 0
+    while k < len(messages) and messages[k].type == "system":
+        k += 1
+    return k
 
 
 def _messages_in(value: Any) -> list[Any]:
@@ -197,14 +236,13 @@ def _messages_in(value: Any) -> list[Any]:
 def insert_window(messages: Sequence[Any], window: Window) -> list[Any]:
     """``messages`` with ``window`` added: its stable block appended to the leading system
     message (or as a new one), its other items as one context message just before the last
-    human message. The window's own history items are left out: the conversation is here."""
+    human message (after the compaction summary when that message was summarised away). The
+    window's own history items are left out: the conversation is here."""
     out = list(messages)
     # rendering checks eligibility again, for the readers the window was built for
     r = render(window.items, window.query, window.layout, readers=window.readers)
     if r.context:
-        k = last_human(out)
-        if k is not None:
-            out.insert(k, HumanMessage(content=r.context, name="ctxsieve_context"))
+        out.insert(_context_at(out), HumanMessage(content=r.context, name="ctxsieve_context"))
     if r.system:
         if out and out[0].type == "system" and isinstance(out[0].content, str):
             merged = out[0].content + "\n\n" + r.system if out[0].content else r.system
@@ -215,9 +253,10 @@ def insert_window(messages: Sequence[Any], window: Window) -> list[Any]:
 
 
 def with_context(engine: ContextEngine, *, budget: int | None = None, reader: Any = None) -> Any:
-    """A ``Runnable`` (sync and async) adding ``engine``'s window for the last human message to
-    a message list; with no human message the list passes through unchanged. The window is
-    built for ``reader`` (default: anonymous, public content only).
+    """A ``Runnable`` (sync and async) adding ``engine``'s window for the last human message (or
+    the compaction summary that replaced it, ``query_of``) to a message list; with neither the
+    list passes through unchanged. The window is built for ``reader`` (default: anonymous,
+    public content only).
 
     >>> from ctxsieve import ContextEngine, StaticSource
     >>> kb = StaticSource("Refunds take 30 days.", kind="knowledge", stability="volatile")
@@ -229,13 +268,9 @@ def with_context(engine: ContextEngine, *, budget: int | None = None, reader: An
 
     readers = readers_of(reader)
 
-    def _text_of(messages: list[Any]) -> str | None:
-        k = last_human(messages)
-        return None if k is None else content_text(messages[k].content)
-
     def add(value: Any) -> list[Any]:
         messages = _messages_in(value)
-        query = _text_of(messages)
+        query = query_of(messages)
         return (
             messages
             if query is None
@@ -244,7 +279,7 @@ def with_context(engine: ContextEngine, *, budget: int | None = None, reader: An
 
     async def aadd(value: Any) -> list[Any]:
         messages = _messages_in(value)
-        query = _text_of(messages)
+        query = query_of(messages)
         return (
             messages
             if query is None
@@ -260,6 +295,8 @@ __all__ = [
     "insert_window",
     "langchain_tools",
     "last_human",
+    "last_summary",
     "offload",
+    "query_of",
     "with_context",
 ]

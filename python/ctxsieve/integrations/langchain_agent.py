@@ -10,7 +10,10 @@
    compacted history);
 2. ``wrap_model_call``: build the engine's window for the last human message and add it to
    this one request only (stable block in the system message, the rest in a context message
-   before that human message); the window is never written to the state.
+   before that human message); the window is never written to the state. The question is
+   kept in the state (``ctxsieve_query``, private to the graph), so once compaction has
+   summarised the human message away, every later call still gets the window (pinned items
+   included) built for that question, its context after the summary.
 
 It also registers the tools of the helpers it was given (``ctx_read``/``ctx_grep``,
 ``session_search``, the memory tools), so the agent can read what was offloaded.
@@ -24,7 +27,9 @@ import asyncio
 import concurrent.futures
 import copy
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from typing_extensions import NotRequired  # typing's own from 3.11; langchain-core depends on it
 
 from ctxsieve.integrations._common import readers_of, require
 from ctxsieve.integrations.langchain import (
@@ -34,12 +39,15 @@ from ctxsieve.integrations.langchain import (
     langchain_tools,
     last_human,
     offload,
+    query_of,
 )
 
 _middleware = require("langchain.agents.middleware", "langchain-agent", "langchain")
 _graph_message = require("langgraph.graph.message", "langchain-agent", "langchain")
 _messages = require("langchain_core.messages", "langchain", "langchain-core")
 AgentMiddleware: Any = _middleware.AgentMiddleware  # imported at run time, so typed as Any
+_AgentState: Any = _middleware.AgentState
+_PrivateStateAttr: Any = require("langchain.agents.middleware.types", "langchain-agent", "langchain").PrivateStateAttr
 
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
@@ -70,6 +78,14 @@ def _with_adapter(helper: Any) -> Any:
     return clone
 
 
+class ContextState(_AgentState):  # type: ignore[misc]
+    """The agent state plus the question the window is built for, which outlives its message
+    when compaction summarises it (private: not in the graph's input or output)."""
+
+    # mypy sees the base as Any, so not as a TypedDict
+    ctxsieve_query: NotRequired[Annotated[str, _PrivateStateAttr]]  # type: ignore[valid-type]
+
+
 class ContextMiddleware(AgentMiddleware):
     """Offload, compact and add the window around each model call of a ``create_agent`` loop.
 
@@ -78,6 +94,8 @@ class ContextMiddleware(AgentMiddleware):
     ``reader`` is who the agent serves: the engine's window is built for it (default: anonymous,
     public content only); ``history`` and ``memory`` keep the reader they were built with.
     """
+
+    state_schema = ContextState
 
     def __init__(
         self,
@@ -109,25 +127,30 @@ class ContextMiddleware(AgentMiddleware):
         return old, (old if self.offloader is None else offload(self.offloader, old))
 
     @staticmethod
-    def _update(old: list[Any], new: list[Any]) -> dict[str, Any] | None:
-        if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
-            return None
-        # add_messages replaces the whole list only through this marker; ids alone would keep
-        # the summarised messages that the new list leaves out
-        remove_all = _messages.RemoveMessage(id=_graph_message.REMOVE_ALL_MESSAGES)
-        return {"messages": [remove_all, *new]}
+    def _update(state: Any, old: list[Any], new: list[Any]) -> dict[str, Any] | None:
+        update: dict[str, Any] = {}
+        # the question, read before compaction can summarise its message away
+        k = last_human(old)
+        if k is not None and (query := content_text(old[k].content)) != state.get("ctxsieve_query"):
+            update["ctxsieve_query"] = query
+        if len(old) != len(new) or any(a is not b for a, b in zip(old, new)):
+            # add_messages replaces the whole list only through this marker; ids alone would
+            # keep the summarised messages that the new list leaves out
+            remove_all = _messages.RemoveMessage(id=_graph_message.REMOVE_ALL_MESSAGES)
+            update["messages"] = [remove_all, *new]
+        return update or None
 
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         old, new = self._offloaded(state)
         if self.compactor is not None:
             new = _run(self.compactor.compact(new))
-        return self._update(old, new)
+        return self._update(state, old, new)
 
     async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         old, new = self._offloaded(state)
         if self.compactor is not None:
             new = await self.compactor.compact(new)
-        return self._update(old, new)
+        return self._update(state, old, new)
 
     # -- wrap_tool_call: a huge result is offloaded as it is written -------------------------
     # (before the tools node's output is checkpointed, so the thread never stores it whole)
@@ -153,8 +176,10 @@ class ContextMiddleware(AgentMiddleware):
     def _query(self, request: Any) -> str | None:
         if self.engine is None:
             return None
-        k = last_human(request.messages)
-        return None if k is None else content_text(request.messages[k].content)
+        if last_human(request.messages) is None and (kept := (request.state or {}).get("ctxsieve_query")):
+            return str(kept)
+        # a thread compacted before this middleware saw its question falls back on the summary
+        return query_of(request.messages)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         query = self._query(request)
