@@ -1,0 +1,272 @@
+"""Admitting one call of a ``Conversation``: context for a new turn, cuts, the estimate, the report.
+
+Everything here is arithmetic over the transcript's running sums: a call's cost does not grow
+with the conversation's length (only a cut walks the part it removes).
+
+What is required and what may go:
+
+* required: the system prompt (with the stable items frozen into it at the first call), the
+  tool schemas (when the call allows tools), the protocol overhead, and the current user turn
+  (its messages from the user's message on, tool calls and results included);
+* optional, in the order it goes: older turns (a cut, oldest whole units first, down to
+  ``cut_to`` of the limit), then the current turn's engine context (dropped whole, and for the
+  rest of the turn: omission within a turn is monotonic).
+
+When the required part alone exceeds the limit the call is refused with ``ContextBudgetError``
+(its breakdown says which part to shrink) before anything reaches the provider.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
+
+from ctxsieve.admission.calls import CallRecord, persist_snapshot
+from ctxsieve.admission.errors import ContextBudgetError
+from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
+from ctxsieve.admission.limits import InputLimit
+from ctxsieve.admission.reports import ContextAssemblyReport
+from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.context import select_context, system_text
+from ctxsieve.conversation.cuts import Cut, gap_notice
+from ctxsieve.messages import Message, Text, openai_chat
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS
+
+if TYPE_CHECKING:
+    from ctxsieve.conversation.conversation import Conversation
+
+# Below this many tokens of room, the engine is not asked for context: one framed block would
+# not fit, and the trace would only list budget exclusions.
+MIN_CONTEXT_BUDGET = 2 * MESSAGE_FRAMING_TOKENS
+
+
+def _history(conv: Conversation) -> int:
+    t = conv.transcript
+    notice = conv._notice[1] if conv._notice else 0
+    return notice + t.tokens(t.start, conv._turn_start)
+
+
+def _cut(conv: Conversation, keep: int, call_index: int) -> Cut | None:
+    """Cut the oldest units so that the retained older turns cost at most ``keep``."""
+    t = conv.transcript
+    end = conv._turn_start
+    if t.start >= end:
+        return None
+    new_start = t.cut_point(end, max(0, keep))
+    if new_start <= t.start:
+        return None
+    old_start = t.start
+    cut_msgs = t.messages(old_start, new_start)
+    if conv.history is not None:
+        conv.history.archive(openai_chat.write(cut_msgs), old_start)
+    first_turn = t[new_start].turn if new_start < len(t) else conv.turn
+    omitted_turns = t[new_start - 1].turn
+    shown = conv.shown
+    pinned = [i for turn, items in shown.by_turn.items() if turn < first_turn for i in items if i.pinned]
+    shown.forget_before(first_turn)
+    shown.carried = [*shown.carried, *pinned]
+    t.start = new_start
+    notice = gap_notice(omitted_turns, t.tokens(0, new_start), conv.history is not None, shown.carried)
+    conv._notice = (notice, conv._cost(notice))
+    cut = Cut(call_index, new_start, new_start, omitted_turns, t.tokens(0, new_start), _history(conv))
+    conv.cuts.append(cut)
+    conv.events.emit(WINDOW_DROP, {"conversation_id": conv.id, **cut.event})
+    return cut
+
+
+def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, notes: list[str]) -> int:
+    """Select the new turn's context within the room left; returns its tokens (0: none)."""
+    t = conv.transcript
+    lim = conv._limit_tokens
+    turn = t.tokens(conv._turn_start, len(t))
+    want = conv.engine.budget.total
+    if fixed + turn + _history(conv) + want > lim:
+        _cut(conv, int(conv.cut_to * lim) - fixed - turn - want, call_index)
+    room = lim - fixed - turn - _history(conv)
+    budget = min(want, room)
+    if budget < MIN_CONTEXT_BUDGET:
+        notes.append(f"no room for engine context ({room} tokens left)")
+        conv.context = None
+        conv._query = None  # monotonic: not asked again this turn
+        return 0
+    first = t[t.start].turn if t.start < len(t) else conv.turn
+    ctx = select_context(
+        conv.engine,
+        gathered,
+        conv.shown,
+        turn=conv.turn,
+        first_turn=first,
+        budget=budget,
+        frozen=conv.system is not None,
+    )
+    conv.context = ctx
+    conv._query = None
+    if conv.system is None:
+        conv.shown.stable = list(ctx.stable)
+        _freeze(conv, system_text(conv._base_system, ctx.stable))
+    if not ctx.added:
+        return 0
+    msg = Message("user", (Text(ctx.text()),))
+    cost = conv._cost(msg)
+    t.insert(conv._turn_start, msg, cost, kind="context", turn=conv.turn)
+    conv.shown.by_turn[conv.turn] = list(ctx.added)
+    return cost
+
+
+def _freeze(conv: Conversation, text: str) -> None:
+    conv.system = text
+    conv._system_tokens = MESSAGE_FRAMING_TOKENS + conv._count([text])[0] if text else 0
+
+
+def _context_tokens(conv: Conversation) -> tuple[int, int | None]:
+    """Tokens of the current turn's context entry and its index (None: there is none)."""
+    t = conv.transcript
+    at = conv._turn_start
+    if at < len(t) and t[at].kind == "context":
+        return t[at].tokens, at
+    return 0, None
+
+
+def admit(
+    conv: Conversation, model: str | None, limit: InputLimit, with_tools: bool, gathered: Any, *, new_call: bool
+) -> Call:
+    t = conv.transcript
+    lim = limit.tokens
+    conv._limit_tokens = lim
+    if new_call:
+        conv.run.check()
+    call_index = conv._call_index + (1 if new_call and conv._pending is None else 0)
+    attempt = 0 if new_call and conv._pending is None else conv._attempt + 1
+    notes: list[str] = [limit.note] if limit.note else []
+    overhead = conv.limits.protocol_overhead
+    tools = conv._tools_tokens if with_tools else 0
+    if gathered is not None:
+        _context(conv, gathered, conv._system_tokens + tools + overhead, call_index, notes)
+    elif conv.system is None:
+        _freeze(conv, conv._base_system)
+    fixed = conv._system_tokens + tools + overhead
+    if fixed + _history(conv) + t.tokens(conv._turn_start, len(t)) > lim:
+        turn = t.tokens(conv._turn_start, len(t))
+        _cut(conv, int(conv.cut_to * lim) - fixed - turn, call_index)
+    ctx_tokens, ctx_at = _context_tokens(conv)
+    turn = t.tokens(conv._turn_start, len(t))
+    hist = _history(conv)
+    if fixed + hist + turn > lim and ctx_at is not None:
+        t.remove(ctx_at)
+        conv.shown.by_turn.pop(conv.turn, None)
+        notes.append(f"the turn's engine context ({ctx_tokens} tokens) left out: the required part needs the room")
+        ctx_tokens, turn = 0, t.tokens(conv._turn_start, len(t))
+    breakdown = {
+        "system": conv._system_tokens,
+        "tools": tools,
+        "messages": turn - ctx_tokens,
+        "memory": ctx_tokens,
+        "history": hist,
+        "images": 0,  # inside each message's cost (Limits.image_tokens per image)
+        "overhead": overhead,
+    }
+    estimate = sum(breakdown.values())
+    if estimate > lim:
+        required = {k: v for k, v in breakdown.items() if k not in ("history", "memory")}
+        conv.events.emit(
+            CONTEXT_REFUSED, {"conversation_id": conv.id, "required": sum(required.values()), "input_limit": lim}
+        )
+        raise ContextBudgetError(required, lim, limit_origin=limit.origin, model=model)
+
+    start, end = t.start, len(t)
+    notice = conv._notice[0] if conv._notice else None
+    msgs = ([notice] if notice is not None else []) + t.messages(start, end)
+    key = (start, conv.system or "", id(notice) if notice is not None else 0, with_tools)
+    prev = conv._last
+    shared, previous_end = 0, 0
+    if prev is not None and prev[:4] == key and prev[4] <= end:
+        previous_end = (1 if notice is not None else 0) + prev[4] - start
+        shared = fixed - overhead + (conv._notice[1] if conv._notice else 0) + t.tokens(start, prev[4])
+    elif prev is not None and prev[1] == key[1]:
+        shared = conv._system_tokens + (tools if prev[3] == with_tools else 0)
+    turn_id = f"{conv.id}-{conv.turn}"
+    ctx = conv.context
+    counts = {
+        "history": {
+            "messages": conv._turn_start - start,
+            "omitted": start,
+            "omitted_turns": conv.cuts[-1].omitted_turns if conv.cuts else 0,
+            "cuts": len(conv.cuts),
+        },
+        "context": {
+            "proposed": len(ctx.window.trace) if ctx is not None else 0,
+            "included": len(ctx.added) if ctx is not None and ctx_at is not None else 0,
+            "already_shown": len(ctx.matched) if ctx is not None else 0,
+        },
+        "tools": {"schemas": len(conv.tools), "included": len(conv.tools) if with_tools else 0},
+        "messages": {"turn_messages": end - conv._turn_start},
+    }
+    report = ContextAssemblyReport(
+        turn_id=turn_id,
+        call_index=call_index,
+        attempt=attempt,
+        model=model,
+        estimator=str(conv.estimator.name),
+        estimated_input_tokens=estimate,
+        headroom=lim - estimate,
+        limit={
+            "input_limit": lim,
+            "origin": limit.origin,
+            "ceiling": limit.ceiling,
+            "window": limit.window,
+            "output_reserve": conv.limits.output_reserve,
+            "protocol_overhead": overhead,
+            "lookup": limit.lookup,
+        },
+        sections=dict(breakdown),
+        counts=counts,
+        notes=tuple(notes),
+        snapshot_id=None,
+    )
+    call = Call(
+        model=model,
+        system=conv.system or "",
+        tools=conv.tools if with_tools else (),
+        messages=tuple(msgs),
+        call_index=call_index,
+        attempt=attempt,
+        turn=conv.turn,
+        limit=limit,
+        report=report,
+        estimated_input_tokens=estimate,
+        shared_prefix_tokens=shared,
+        previous_end=previous_end,
+        breakdown={
+            "system": breakdown["system"],
+            "tools": tools,
+            "skills": 0,
+            "memory": ctx_tokens,
+            "messages": breakdown["messages"] + hist,
+            "overhead": overhead,
+        },
+    )
+    snapshot_id, conv._last_snapshot = persist_snapshot(
+        conv.snapshot_store, turn_id, call_index, cast(Any, call), conv._last_snapshot
+    )
+    if snapshot_id is not None:
+        call = replace(call, snapshot_id=snapshot_id, report=replace(report, snapshot_id=snapshot_id))
+    # committed: nothing below can fail
+    conv._call_index, conv._attempt, conv._pending = call_index, attempt, call
+    conv._last = (*key, end)
+    conv.calls.append(CallRecord(call_index, attempt, model, snapshot_id, estimate))
+    conv.events.emit(
+        CONTEXT_ASSEMBLY,
+        {
+            "conversation_id": conv.id,
+            "turn": conv.turn,
+            "call_index": call_index,
+            "attempt": attempt,
+            "estimated_input_tokens": estimate,
+            "input_limit": lim,
+            "shared_prefix_tokens": shared,
+        },
+    )
+    return call
+
+
+__all__ = ["MIN_CONTEXT_BUDGET", "admit"]

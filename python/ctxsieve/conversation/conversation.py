@@ -1,0 +1,322 @@
+"""``Conversation``: the agent loop object. One per conversation; every model call goes through it.
+
+It keeps an append-only transcript of everything the loop says (user messages, assistant
+replies with their tool calls and reasoning, tool results, images), and for each model call:
+
+1. on the first call of a user turn, asks the engine (if any) for what the transcript lacks
+   and places it in one context message before the user's message;
+2. admits the call: its input limit (``Limits``: ceiling, output reserve, protocol overhead,
+   the model's window through ``window_lookup``), what is required (system, tools, the current
+   turn) and what may go (older turns, cut whole units at a time, oldest first, down to
+   ``cut_to`` of the limit, with a gap notice and ``lifecycle.window.drop``); refuses with
+   ``ContextBudgetError`` and its breakdown when the required part alone does not fit;
+3. returns a ``Call`` that renders the request for OpenAI Chat, OpenAI Responses or Anthropic
+   (with ``cache_control`` breakpoints) and reports the prefix it shares with the previous call.
+
+Tool results are capped as they are written (``offloader``: over its limit, the result is
+stored whole and replaced by a preview and a handle for ``ctx_read``/``ctx_grep``).
+
+>>> conv = Conversation(system="You answer from policy.")
+>>> conv.add_user("What is our refund window?")
+>>> call = conv.prepare()
+>>> [m["role"] for m in call.openai()["messages"]]
+['system', 'user']
+>>> usage = conv.record_response({"role": "assistant", "content": "30 days."},
+...                              usage={"prompt_tokens": 20, "completion_tokens": 3})
+>>> usage.source, usage.input_tokens
+('provider', 20)
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from ctxsieve.admission.accounting import schema_json
+from ctxsieve.admission.calls import CallRecord
+from ctxsieve.admission.context import SystemPrompt
+from ctxsieve.admission.errors import AudienceError, ContextBudgetError, TurnStateError
+from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP, EventCallback, Events
+from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup, resolve_input_limit, resolve_input_limit_async
+from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage, UsageTotals
+from ctxsieve.admission.runlimits import RunBudget, RunLimits
+from ctxsieve.audience import eligible, parse_readers
+from ctxsieve.conversation.admit import admit
+from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.context import Shown, TurnContext
+from ctxsieve.conversation.cuts import Cut
+from ctxsieve.conversation.transcript import Transcript
+from ctxsieve.errors import ConfigError
+from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
+from ctxsieve.messages.replies import response_message
+from ctxsieve.messages.texts import read_any, sent_texts
+from ctxsieve.tokenizers import Estimator, resolve_estimator
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS
+
+
+def _reply(response: Any) -> Message:
+    """The assistant message of a provider response, or of a bare assistant message."""
+    if isinstance(response, Message):
+        msgs = [response]
+    else:
+        dump = getattr(response, "model_dump", None)
+        raw = dump() if callable(dump) and not isinstance(response, Mapping) else response
+        bare = isinstance(raw, Mapping) and "role" in raw and "choices" not in raw and raw.get("type") != "message"
+        msgs = read_any(response, "response") if bare else [response_message(response)]
+    if len(msgs) != 1 or msgs[0].role != "assistant":
+        raise MessageError(f"response: expected one assistant message, got roles {[m.role for m in msgs]}")
+    return msgs[0]
+
+
+class Conversation:
+    """One agent conversation: transcript, context, admission and requests. See the module doc.
+
+    ``engine``: a ``ContextEngine`` whose sources feed each user turn (optional). ``system``:
+    the system prompt (a str or ``SystemPrompt``). ``tools``: tool schemas (OpenAI or Anthropic
+    shape) sent with every call that allows tools. ``limits``: ``Limits`` (ceiling, reserves,
+    image rate). ``estimator``: the one token counter every part uses (default: the engine's,
+    else ``limits.tokenizer``). ``reader``: who reads this conversation (``ctxsieve.audience``),
+    fixed for its life. ``offloader``: caps tool results as they are written. ``history``: a
+    ``SessionHistory`` that archives what a cut leaves out (for ``session_search``).
+    ``cut_to``: the share of the input limit a cut leaves (one cut, then room to grow again).
+    """
+
+    def __init__(
+        self,
+        engine: Any = None,
+        *,
+        system: str | SystemPrompt = "",
+        tools: Sequence[Mapping[str, Any]] = (),
+        limits: Limits | None = None,
+        model: str | None = None,
+        estimator: Any = None,
+        reader: Any = None,
+        offloader: Any = None,
+        history: Any = None,
+        window_lookup: WindowLookup | None = None,
+        snapshot_store: Any = None,
+        on_event: EventCallback | None = None,
+        run_limits: RunLimits | None = None,
+        cut_to: float = 0.5,
+        conversation_id: str | None = None,
+    ):
+        self.engine = engine
+        self.limits = limits or Limits()
+        self.model = model
+        if estimator is None:
+            estimator = engine.estimator if engine is not None else self.limits.tokenizer
+        self.estimator: Estimator = resolve_estimator(estimator)
+        self.readers = parse_readers(reader, "reader")
+        self.offloader = offloader
+        self.history = history
+        self.window_lookup = window_lookup
+        if isinstance(snapshot_store, str):
+            from ctxsieve.stores import open_snapshot_store
+
+            snapshot_store = open_snapshot_store(snapshot_store)
+        self.snapshot_store = snapshot_store
+        self.events = Events(on_event)
+        self.run = RunBudget(run_limits or RunLimits())
+        if isinstance(cut_to, bool) or not isinstance(cut_to, (int, float)) or not 0 < cut_to < 1:
+            raise ConfigError(f"cut_to: must be in (0, 1), got {cut_to!r}")
+        self.cut_to = float(cut_to)
+        self.id = conversation_id or uuid.uuid4().hex
+        for i, t in enumerate(tools):
+            if not isinstance(t, Mapping):
+                raise ConfigError(f"tools[{i}]: expected a tool schema mapping, got {type(t).__name__}")
+        self.tools = tuple(tools)
+        self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
+        self._base_system = system.render() if isinstance(system, SystemPrompt) else str(system)
+        self.system: str | None = None  # frozen by the first call: the stable prefix
+        self._system_tokens = 0
+        self.transcript = Transcript()
+        self.shown = Shown()
+        self.turn = 0  # user turns so far
+        self._turn_start = 0  # transcript index where the current user turn begins
+        self._query: str | None = None  # the current turn's text, while its context is pending
+        self.context: TurnContext | None = None  # the current turn's engine contribution
+        self.cuts: list[Cut] = []
+        self._notice: tuple[Message, int] | None = None
+        self._last: tuple[int, str, int, bool, int] | None = None  # (start, system, notice id, tools, end) sent last
+        self._windows: dict[str, InputLimit] = {}
+        self._limit_tokens = self.limits.input_ceiling  # the limit of the call being admitted
+        self._call_index = -1
+        self._attempt = 0
+        self._pending: Call | None = None
+        self._last_snapshot: tuple[str, str] | None = None
+        self.calls: list[CallRecord] = []
+        self.usage = UsageTotals()
+        self._busy = threading.Lock()
+
+    # -- writing the transcript ----------------------------------------------------------------
+
+    def _count(self, texts: list[str]) -> list[int]:
+        return self.estimator.count(texts) if texts else []
+
+    def _cost(self, m: Message) -> int:
+        return MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + len(m.images) * self.limits.image_tokens
+
+    def _checked(self, m: Message, where: str) -> Message:
+        if not eligible(m.audience, self.readers):
+            raise AudienceError(f"{where}: its audience does not include every reader of this conversation")
+        if m.role == "system":
+            raise MessageError(f"{where}: a system message goes in Conversation(system=...), not in the transcript")
+        return m
+
+    def add_user(self, content: Any, *, audience: Any = None) -> None:
+        """Start a user turn with ``content`` (text, a provider dict or SDK object, a Message)."""
+        msgs = [user(content)] if isinstance(content, str) else read_any(content, "user message")
+        if audience is not None:
+            from ctxsieve.audience import parse_audience
+
+            label = parse_audience(audience, "audience")
+            msgs = [replace(m, audience=label) for m in msgs]
+        for m in msgs:
+            self.add(m)
+
+    def add(self, message: Any) -> None:
+        """Add what the loop produced: a user, assistant or tool message in any provider shape.
+        A user message starts a new turn; tool results are capped by the offloader."""
+        where = f"transcript message {len(self.transcript)}"
+        msgs = [message] if isinstance(message, Message) else read_any(message, where)
+        checked = [self._checked(m, where) for m in msgs]  # all or nothing
+        for m in checked:
+            if m.role == "tool" and self.offloader is not None:
+                m = self._capped(m)
+            if m.role == "user":
+                self.turn += 1
+                self._turn_start = len(self.transcript)
+                self._query = m.text
+                self.context = None
+            self.transcript.append(m, self._cost(m), kind="message", turn=self.turn)
+
+    def add_tool_result(self, call_id: str, content: str, *, name: str | None = None, is_error: bool = False) -> None:
+        """Add the result of tool call ``call_id`` (capped by the offloader when over its limit)."""
+        if not isinstance(content, str):
+            raise TypeError(f"tool result for call {call_id!r}: expected str content, got {type(content).__name__}")
+        self.add(tool_result(call_id, content, name=name, is_error=is_error))
+
+    def _capped(self, m: Message) -> Message:
+        off = self.offloader
+        parts = []
+        for r in m.parts:
+            assert isinstance(r, ToolResult)
+            text = r.text
+            if text and off.over_limit(text):
+                rest = tuple(p for p in r.parts if not isinstance(p, Text))
+                r = replace(r, parts=(Text(off.cap(text)), *rest))
+            parts.append(r)
+        return replace(m, parts=tuple(parts))
+
+    def record_response(self, response: Any, *, usage: Any = None) -> RequestUsage:
+        """Record the pending call's reply (a provider response or message, any shape) and its
+        usage (taken from the response when not given); provider numbers win over estimates."""
+        call = self._pending
+        if call is None:
+            raise TurnStateError("record_response() needs a prepared call that has not been answered")
+        if usage is None:
+            usage = response.get("usage") if isinstance(response, Mapping) else getattr(response, "usage", None)
+        message = _reply(response)
+        req = RequestUsage.build(
+            estimated_input=call.estimated_input_tokens,
+            input_budget=call.limit.tokens,
+            breakdown=call.breakdown,
+            provider=usage,
+        )
+        self.add(message)
+        self.calls[-1].usage = req
+        self.usage.add(req)
+        self.run.tokens += req.total_tokens
+        self.run.tool_calls += len(message.tool_calls)
+        self._pending = None
+        return req
+
+    # -- preparing a call ----------------------------------------------------------------------
+
+    @contextmanager
+    def _one_at_a_time(self) -> Iterator[None]:
+        if not self._busy.acquire(blocking=False):
+            raise TurnStateError("a Conversation prepares one call at a time: finish the previous prepare first")
+        try:
+            yield
+        finally:
+            self._busy.release()
+
+    def prepare(self, model: str | None = None, *, tools: bool = True) -> Call:
+        """Admit the next model call and return it ready to send; ``tools=False`` for a final
+        call without tools."""
+        with self._one_at_a_time():
+            m = model or self.model
+            limit = self._limit(m)
+            gathered = None
+            if self._context_due():
+                gathered = self.engine.gather_sync(self._query or "", reader=self.readers)
+            return self._admit(m, limit, tools, gathered, new_call=True)
+
+    async def aprepare(self, model: str | None = None, *, tools: bool = True) -> Call:
+        """``prepare`` for async code: sources and the window lookup run on the caller's loop."""
+        with self._one_at_a_time():
+            m = model or self.model
+            limit = await self._limit_async(m)
+            gathered = None
+            if self._context_due():
+                gathered = await self.engine.gather(self._query or "", reader=self.readers)
+            return self._admit(m, limit, tools, gathered, new_call=True)
+
+    def fallback(self, model: str) -> Call:
+        """Re-admit the pending call for ``model`` (a smaller window cuts more, never less)."""
+        with self._one_at_a_time():
+            if self._pending is None:
+                raise TurnStateError("fallback() needs a prepared call that has not been answered")
+            return self._admit(model, self._limit(model), bool(self._pending.tools), None, new_call=False)
+
+    def _context_due(self) -> bool:
+        return self.engine is not None and self._query is not None and self.context is None
+
+    def _limit(self, model: str | None) -> InputLimit:
+        hit = self._windows.get(model or "")
+        if hit is not None:
+            return replace(hit, lookup="cached")
+        got = resolve_input_limit(self.limits, model, self.window_lookup)
+        if got.lookup == "ok":
+            self._windows[model or ""] = got
+        return got
+
+    async def _limit_async(self, model: str | None) -> InputLimit:
+        hit = self._windows.get(model or "")
+        if hit is not None:
+            return replace(hit, lookup="cached")
+        got = await resolve_input_limit_async(self.limits, model, self.window_lookup)
+        if got.lookup == "ok":
+            self._windows[model or ""] = got
+        return got
+
+    def _admit(self, model: str | None, limit: InputLimit, tools: bool, gathered: Any, *, new_call: bool) -> Call:
+        return admit(self, model, limit, tools, gathered, new_call=new_call)
+
+    # -- reports -------------------------------------------------------------------------------
+
+    def usage_report(self) -> dict[str, Any]:
+        """Totals over the conversation's calls, and the last call's usage."""
+        last = self.calls[-1].usage if self.calls else None
+        return {
+            "calls": len(self.calls),
+            "turns": self.turn,
+            "totals": vars(self.usage).copy(),
+            "last_call": None if last is None else vars(last).copy(),
+            "estimator": str(self.estimator.name),
+        }
+
+
+__all__ = [
+    "CONTEXT_ASSEMBLY",
+    "CONTEXT_REFUSED",
+    "WINDOW_DROP",
+    "ContextAssemblyReport",
+    "ContextBudgetError",
+    "Conversation",
+]
