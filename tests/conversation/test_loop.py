@@ -178,3 +178,39 @@ def test_the_final_call_without_tools_sends_no_schemas():
     conv.add_user("hi")
     call = conv.prepare(tools=False)
     assert "tools" not in call.openai() and call.report.sections["tools"] == 0
+
+
+def test_a_compacting_conversation_summarises_what_a_cut_would_drop():
+    requests = []
+
+    class Summariser:
+        timeout = 5.0
+
+        async def summarize(self, req):
+            requests.append(req)
+            return f"{len(req.messages)} earlier messages about orders"
+
+    limits = Limits(input_ceiling=2500, output_reserve=100, protocol_overhead=50)
+    conv = Conversation(system="s", tools=TOOLS, limits=limits, compactor=Summariser())
+    calls = [c for turn in range(1, 25) for c in run_turn(conv, turn, calls=3, result_chars=300)]
+    assert requests and conv.cuts and all(c.summarized for c in conv.cuts)
+    assert requests[1].previous_summary is not None  # each summary folds in the last one
+    head = calls[-1].messages[0]
+    assert head.text.startswith("[Summary of the ") and "earlier messages about orders" in head.text
+    for c in calls:
+        assert c.estimated_input_tokens <= c.limit.tokens
+        assert orphans(c.openai()["messages"]) == []
+
+
+def test_a_failing_summariser_falls_back_to_a_cut():
+    class Broken:
+        timeout = 5.0
+
+        async def summarize(self, req):
+            raise RuntimeError("model down")
+
+    limits = Limits(input_ceiling=2500, output_reserve=100, protocol_overhead=50)
+    conv = Conversation(system="s", tools=TOOLS, limits=limits, compactor=Broken())
+    calls = [c for turn in range(1, 25) for c in run_turn(conv, turn, calls=3, result_chars=300)]
+    assert conv.cuts and not any(c.summarized for c in conv.cuts)
+    assert all(c.estimated_input_tokens <= c.limit.tokens for c in calls)

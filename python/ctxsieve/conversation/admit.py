@@ -127,6 +127,19 @@ def _context_tokens(conv: Conversation) -> tuple[int, int | None]:
     return 0, None
 
 
+def cut_needed(conv: Conversation, limit: InputLimit, with_tools: bool, context_due: bool) -> int | None:
+    """The tokens the older turns may keep when this call needs a cut, else None (the same
+    arithmetic ``admit`` does; a compacting conversation summarises before admitting)."""
+    t = conv.transcript
+    system = conv._system_tokens if conv.system is not None else conv._base_system_tokens
+    fixed = system + (conv._tools_tokens if with_tools else 0) + conv.limits.protocol_overhead
+    turn = t.tokens(conv._turn_start, len(t))
+    want = conv.engine.budget.total if context_due else 0
+    if fixed + _history(conv) + turn + want <= limit.tokens:
+        return None
+    return int(conv.cut_to * limit.tokens) - fixed - turn - want
+
+
 def admit(
     conv: Conversation, model: str | None, limit: InputLimit, with_tools: bool, gathered: Any, *, new_call: bool
 ) -> Call:

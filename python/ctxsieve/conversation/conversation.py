@@ -29,6 +29,7 @@ stored whole and replaced by a preview and a handle for ``ctx_read``/``ctx_grep`
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -45,8 +46,9 @@ from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup, resolve_
 from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage, UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.audience import eligible, parse_readers
-from ctxsieve.conversation.admit import admit
+from ctxsieve.conversation.admit import admit, cut_needed
 from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.compaction import compact
 from ctxsieve.conversation.context import Shown, TurnContext
 from ctxsieve.conversation.cuts import Cut
 from ctxsieve.conversation.transcript import Transcript
@@ -82,6 +84,7 @@ class Conversation:
     else ``limits.tokenizer``). ``reader``: who reads this conversation (``ctxsieve.audience``),
     fixed for its life. ``offloader``: caps tool results as they are written. ``history``: a
     ``SessionHistory`` that archives what a cut leaves out (for ``session_search``).
+    ``compactor``: summarises what a cut would drop (``ctxsieve.conversation.compaction``).
     ``cut_to``: the share of the input limit a cut leaves (one cut, then room to grow again).
     """
 
@@ -96,6 +99,7 @@ class Conversation:
         estimator: Any = None,
         reader: Any = None,
         offloader: Any = None,
+        compactor: Any = None,
         history: Any = None,
         window_lookup: WindowLookup | None = None,
         snapshot_store: Any = None,
@@ -112,6 +116,9 @@ class Conversation:
         self.estimator: Estimator = resolve_estimator(estimator)
         self.readers = parse_readers(reader, "reader")
         self.offloader = offloader
+        if compactor is not None and not callable(getattr(compactor, "summarize", None)):
+            raise ConfigError(f"compactor: expected an object with an async summarize(request), got {compactor!r}")
+        self.compactor = compactor
         self.history = history
         self.window_lookup = window_lookup
         if isinstance(snapshot_store, str):
@@ -131,6 +138,9 @@ class Conversation:
         self.tools = tuple(tools)
         self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
         self._base_system = system.render() if isinstance(system, SystemPrompt) else str(system)
+        self._base_system_tokens = (
+            MESSAGE_FRAMING_TOKENS + self._count([self._base_system])[0] if self._base_system else 0
+        )
         self.system: str | None = None  # frozen by the first call: the stable prefix
         self._system_tokens = 0
         self.transcript = Transcript()
@@ -252,6 +262,12 @@ class Conversation:
         with self._one_at_a_time():
             m = model or self.model
             limit = self._limit(m)
+            if self.compactor is not None and (keep := cut_needed(self, limit, tools, self._context_due())) is not None:
+                try:
+                    asyncio.get_running_loop()
+                except RuntimeError:
+                    asyncio.run(compact(self, keep, self._call_index + 1))
+                # inside a running loop a sync prepare cannot await the summariser: it cuts
             gathered = None
             if self._context_due():
                 gathered = self.engine.gather_sync(self._query or "", reader=self.readers)
@@ -262,6 +278,8 @@ class Conversation:
         with self._one_at_a_time():
             m = model or self.model
             limit = await self._limit_async(m)
+            if self.compactor is not None and (keep := cut_needed(self, limit, tools, self._context_due())) is not None:
+                await compact(self, keep, self._call_index + 1)
             gathered = None
             if self._context_due():
                 gathered = await self.engine.gather(self._query or "", reader=self.readers)
