@@ -5,6 +5,7 @@ reads or writes a provider's message shape."""
 
 from __future__ import annotations
 
+from ctxsieve.messages import anthropic, openai_chat, responses
 from ctxsieve.messages.model import (
     ROLES,
     Image,
@@ -21,6 +22,8 @@ from ctxsieve.messages.model import (
     tool_result,
     user,
 )
+from ctxsieve.messages.replies import response_message
+from ctxsieve.messages.texts import read_any, sent_texts
 from ctxsieve.messages.units import Unit, units
 
 __all__ = [
@@ -35,7 +38,13 @@ __all__ = [
     "ToolCall",
     "ToolResult",
     "Unit",
+    "anthropic",
     "assistant",
+    "openai_chat",
+    "read_any",
+    "response_message",
+    "responses",
+    "sent_texts",
     "system",
     "tool_result",
     "units",

@@ -22,7 +22,7 @@ ctxsieve.messages.model.MessageError: message: a 'tool' message holds tool resul
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 from ctxsieve.errors import ContextError
 
@@ -91,7 +91,7 @@ class ToolResult:
         return "\n".join(p.text for p in self.parts if isinstance(p, Text))
 
 
-Part = Union[Text, Image, Reasoning, ToolCall, ToolResult]
+Part = Text | Image | Reasoning | ToolCall | ToolResult
 _PART_TYPES = (Text, Image, Reasoning, ToolCall, ToolResult)
 
 

@@ -1,0 +1,76 @@
+"""What a message sends as text, and the reading of one message in whatever shape it came.
+
+>>> from ctxsieve.messages.model import assistant, ToolCall
+>>> sent_texts(assistant("ok", ToolCall("c1", "ls", "{}")))
+['ok', 'c1', 'ls', '{}']
+>>> result = {"type": "tool_result", "tool_use_id": "t", "content": "x"}
+>>> [m.role for m in read_any({"role": "user", "content": [result]}, "history[0]")]
+['tool']
+>>> call = {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}
+>>> read_any(call, "history[1]")[0].tool_calls[0].name
+'f'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ctxsieve.messages import _common as c
+from ctxsieve.messages import anthropic, openai_chat, responses
+from ctxsieve.messages.model import Message, Reasoning, Text, ToolCall, ToolResult
+
+_ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+
+
+def sent_texts(m: Message) -> list[str]:
+    """Every text ``m`` sends, for token counting: text parts, each tool call's id, name and
+    arguments, each result's call id and text, reasoning text with its signature or redacted
+    data. An upper bound: a provider that gets no reasoning back sends less."""
+    out: list[str] = []
+    for p in m.parts:
+        if isinstance(p, Text):
+            out.append(p.text)
+        elif isinstance(p, ToolCall):
+            out += [p.id, p.name, p.arguments]
+        elif isinstance(p, ToolResult):
+            out.append(p.call_id)
+            out += [q.text for q in p.parts if isinstance(q, Text)]
+        elif isinstance(p, Reasoning):
+            out += [s for s in (p.text, p.signature, p.data) if s]
+    return out
+
+
+def _is_anthropic(raw: Mapping[str, Any]) -> bool:
+    content = raw.get("content")
+    if not isinstance(content, list) or raw.get("role") not in anthropic.ROLES or "tool_calls" in raw:
+        return False
+    kinds = set()
+    for block in content:
+        block = c.as_mapping(block)
+        if isinstance(block, Mapping):
+            kind = block.get("type")
+            kinds.add("image_source" if kind == "image" and "source" in block else kind)
+    if kinds & _ANTHROPIC_BLOCKS or "image_source" in kinds:
+        return True
+    # an Anthropic response dumped by its SDK is a "message" of plain "text" blocks (a
+    # Responses message item's text parts are "input_text"/"output_text")
+    return raw.get("type") == "message" and "text" in kinds
+
+
+def read_any(raw: Any, where: str) -> list[Message]:
+    """One message in any shape as ``Message`` objects (two for an Anthropic user message
+    holding tool results and text). A ``Message`` passes through; a Responses item is known by
+    its ``type``; an Anthropic message by its blocks; anything else is read as OpenAI Chat.
+    ``where`` names the message in errors (``history[3]``)."""
+    if isinstance(raw, Message):
+        return [raw]
+    item = c.mapping(raw, where)
+    if _is_anthropic(item):
+        return anthropic.read_one(item, where)
+    if item.get("type") in responses.ITEM_TYPES:
+        return [responses.read_item(item, where)]
+    return [openai_chat.read_one(item, where)]
+
+
+__all__ = ["read_any", "sent_texts"]
