@@ -15,6 +15,9 @@ CASES = [
     ("ctxsieve.integrations.langchain_agent", "langchain", "langchain-agent", "langchain"),
     ("ctxsieve.integrations.pydantic_ai", "pydantic_ai", "pydantic-ai", "pydantic-ai-slim"),
     ("ctxsieve.integrations.mcp", "mcp", "mcp", "mcp"),
+    # the docstring parser behind the tool descriptions comes with the extra too
+    ("ctxsieve.integrations.langchain", "griffe", "langchain", "griffelib"),
+    ("ctxsieve.integrations.mcp", "griffe", "mcp", "griffelib"),
 ]
 
 

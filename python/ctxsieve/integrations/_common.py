@@ -1,8 +1,14 @@
 """What every integration shares: the lazy import, the tool list and the ``build_context`` tool.
 
-The agent tools are the plain functions the loop helpers already hand out (``tools()``): their
-names, signatures and docstrings are the tool schema each framework derives, so the three
-integrations describe the same tools in the same words.
+The agent tools are the plain functions the loop helpers already hand out (``tools()``). Their
+Google-style docstrings are the one definition of what the model reads about them: ``describe``
+parses each docstring once (with griffe, the parser PydanticAI itself uses) into a one-paragraph
+description and a description per argument, and puts those on the arguments as
+``Annotated[..., Field(description=...)]``. Every framework reads that through its own schema
+builder (LangChain ``StructuredTool``, PydanticAI ``Tool``, MCP ``add_tool``), so the three
+present the same tools in the same words. The docstrings stay the definition, rather than a
+table here, because they are also what a user registering ``tools()`` with any other framework
+(or reading ``help()``) gets: one text, never two that drift apart.
 
 Every integration takes ``reader=``: who the agent serves (a label or a set of labels, with the
 rules of ``ctxsieve.audience``). It goes to every engine build and every helper the integration
@@ -13,9 +19,13 @@ in keep the reader they were built with.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import inspect
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ctxsieve.audience import Readers, parse_readers, visible
 from ctxsieve.errors import MissingExtraError
@@ -23,10 +33,10 @@ from ctxsieve.stages.render import block
 
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
+    from ctxsieve.engine.window import Window
     from ctxsieve.loop.memory import MemoryToolkit
     from ctxsieve.loop.offloader import Offloader
     from ctxsieve.loop.session import SessionHistory
-    from ctxsieve.types import Window
 
 
 def require(module: str, extra: str, package: str) -> ModuleType:
@@ -70,6 +80,99 @@ def agent_tools(
         if helper is not None:
             fns.extend(helper.tools())
     return fns
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One agent tool as every framework presents it: ``description`` (one paragraph: the
+    docstring's text sections, what the tool returns included), ``arguments`` (a description
+    per argument, in signature order) and ``fn``, the tool function with those descriptions on
+    its arguments and the description as its docstring."""
+
+    name: str
+    description: str
+    arguments: Mapping[str, str]
+    fn: Callable[..., Any]
+
+
+def _paragraph(text: str) -> str:
+    return " ".join(text.split())
+
+
+def describe(fn: Callable[..., Any]) -> ToolSpec:
+    """``fn``'s Google-style docstring parsed once into a ``ToolSpec``. Raises ``ValueError``
+    naming the tool and the argument when the docstring has no text, leaves an argument
+    undescribed or describes one the function does not take (a docstring edit that would
+    otherwise reach the model as a silently missing description).
+
+    >>> def ctx_echo(text: str, times: int = 1) -> str:
+    ...     '''Repeat a text.
+    ...
+    ...     Args:
+    ...         text: what to repeat,
+    ...             on one line.
+    ...         times: how often.
+    ...
+    ...     Returns the text, repeated.
+    ...     '''
+    ...     return text * times
+    >>> spec = describe(ctx_echo)
+    >>> spec.description, dict(spec.arguments)
+    ('Repeat a text. Returns the text, repeated.', {'text': 'what to repeat, on one line.', 'times': 'how often.'})
+    >>> spec.fn("ab", 2), spec.fn.__doc__ == spec.description
+    ('abab', True)
+    """
+    # both come with every integration's extra (each module requires them, naming its extra)
+    griffe = importlib.import_module("griffe")
+    pydantic = importlib.import_module("pydantic")
+    name = fn.__name__
+    # warnings off: griffe would log about the types it cannot see without the function's
+    # source; the signature, not the docstring, carries the types
+    sections = griffe.parse_google(
+        griffe.Docstring(inspect.cleandoc(fn.__doc__ or ""), lineno=1),
+        returns_named_value=False,
+        returns_multiple_items=False,
+        warnings=False,
+    )
+    text = [_paragraph(s.value) for s in sections if s.kind == griffe.DocstringSectionKind.text]
+    described = {
+        p.name: _paragraph(p.description)
+        for s in sections
+        if isinstance(s, griffe.DocstringSectionParameters)
+        for p in s.value
+    }
+    if not any(text):
+        raise ValueError(f"tool {name}: the docstring has no description")
+    params = list(inspect.signature(fn).parameters)
+    for p in params:
+        if not described.get(p):
+            raise ValueError(f"tool {name}: argument {p!r} has no description in the docstring's Args section")
+    extra = sorted(set(described) - set(params))
+    if extra:
+        raise ValueError(f"tool {name}: the docstring describes {extra}, which the function does not take")
+    description = " ".join(t for t in text if t)
+    hints = typing.get_type_hints(fn)
+    # a copy of the function itself (same code, defaults and closure), so a coroutine function
+    # stays one and every framework sees an ordinary signature, now with described arguments
+    out = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    out.__qualname__ = fn.__qualname__
+    out.__module__ = fn.__module__
+    out.__doc__ = description
+    out.__annotations__ = {
+        **{p: Annotated[hints[p], pydantic.Field(description=described[p])] for p in params},
+        "return": hints.get("return", Any),
+    }
+    return ToolSpec(name, description, {p: described[p] for p in params}, out)
+
+
+def tool_specs(
+    offloader: Offloader | None = None,
+    history: SessionHistory | None = None,
+    memory: MemoryToolkit | None = None,
+) -> list[ToolSpec]:
+    """``agent_tools`` described (``describe``), in the same order."""
+    return [describe(fn) for fn in agent_tools(offloader, history, memory)]
 
 
 def window_text(window: Window) -> str:

@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from ctxsieve.integrations._common import (
     READ_TOOLS,
-    agent_tools,
     context_tool,
     context_tool_sync,
+    describe,
     readers_of,
     require,
+    tool_specs,
 )
 from ctxsieve.loop.adapters import parse_summary, summary_header
 from ctxsieve.stages.render import render
@@ -41,13 +42,14 @@ from ctxsieve.stages.render import render
 _messages = require("langchain_core.messages", "langchain", "langchain-core")
 _tools = require("langchain_core.tools", "langchain", "langchain-core")
 _runnables = require("langchain_core.runnables", "langchain", "langchain-core")
+require("griffe", "langchain", "griffelib")  # parses the tools' docstrings (_common.describe)
 
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
+    from ctxsieve.engine.window import Window
     from ctxsieve.loop.memory import MemoryToolkit
     from ctxsieve.loop.offloader import Offloader
     from ctxsieve.loop.session import SessionHistory
-    from ctxsieve.types import Window
 
 BaseMessage = _messages.BaseMessage
 HumanMessage = _messages.HumanMessage
@@ -154,20 +156,21 @@ def langchain_tools(
 ) -> list[Any]:
     """The agent tools of whichever helpers are given, as ``StructuredTool``s; ``engine`` adds
     ``build_context`` (sync and async), built for ``reader`` (default: anonymous, public only;
-    the helpers keep their own readers). Schemas come from the functions' signatures, the
-    descriptions from their docstrings."""
+    the helpers keep their own readers). The description and every argument's description come
+    from the functions' docstrings, parsed once (``_common.describe``), the same words the
+    PydanticAI and MCP tools carry."""
     tools = [
-        _tools.StructuredTool.from_function(func=fn, name=fn.__name__, description=fn.__doc__ or fn.__name__)
-        for fn in agent_tools(offloader, history, memory)
+        _tools.StructuredTool.from_function(func=s.fn, name=s.name, description=s.description)
+        for s in tool_specs(offloader, history, memory)
     ]
     if engine is not None:
-        afn = context_tool(engine, budget=budget, reader=reader)
+        sync = describe(context_tool_sync(engine, budget=budget, reader=reader))
         tools.append(
             _tools.StructuredTool.from_function(
-                func=context_tool_sync(engine, budget=budget, reader=reader),
-                coroutine=afn,
-                name="build_context",
-                description=afn.__doc__ or "build_context",
+                func=sync.fn,
+                coroutine=describe(context_tool(engine, budget=budget, reader=reader)).fn,
+                name=sync.name,
+                description=sync.description,
             )
         )
     if not tools:

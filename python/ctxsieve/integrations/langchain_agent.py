@@ -51,11 +51,11 @@ _PrivateStateAttr: Any = require("langchain.agents.middleware.types", "langchain
 
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
+    from ctxsieve.engine.window import Window
     from ctxsieve.loop.compactor import Compactor
     from ctxsieve.loop.memory import MemoryToolkit
     from ctxsieve.loop.offloader import Offloader
     from ctxsieve.loop.session import SessionHistory
-    from ctxsieve.types import Window
 
 
 def _run(coro: Coroutine[Any, Any, Any]) -> Any:

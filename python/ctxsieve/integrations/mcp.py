@@ -23,11 +23,10 @@ Needs the ``mcp`` extra: ``pip install 'ctxsieve[mcp]'``.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import context_tool, readers_of, require
+from ctxsieve.integrations._common import ToolSpec, context_tool, describe, readers_of, require, tool_specs
 from ctxsieve.loop.memory import MemoryToolkit
 from ctxsieve.loop.offloader import Offloader
 from ctxsieve.loop.session import SessionHistory
@@ -36,6 +35,7 @@ from ctxsieve.stores import open_store
 _types = require("mcp.types", "mcp", "mcp")
 # mcp 2.x renamed FastMCP to MCPServer; 1.x is not supported (its in-process client differs)
 _mcpserver = require("mcp.server.mcpserver", "mcp", "mcp>=2")
+require("griffe", "mcp", "griffelib")  # parses the tools' docstrings (_common.describe)
 
 if TYPE_CHECKING:
     from ctxsieve.engine import ContextEngine
@@ -74,23 +74,22 @@ def mcp_server(
         offloader = offloader or Offloader(shared)
         history = history or SessionHistory(shared, session_id, reader=readers)
         memory = memory or MemoryToolkit(shared, namespace=namespace, audiences=readers)
-    fns: list[Any] = []
-    for helper in (offloader, history, memory):
-        if helper is not None:
-            fns.extend(helper.tools())
+    # descriptions from the docstrings, parsed once (_common.describe): the input schema carries
+    # one per argument, the same words the LangChain and PydanticAI tools carry
+    specs: list[ToolSpec] = tool_specs(offloader, history, memory)
     if engine is not None:
-        fns.append(context_tool(engine, budget=budget, reader=readers))
-    if not fns:
+        specs.append(describe(context_tool(engine, budget=budget, reader=readers)))
+    if not specs:
         raise ValueError("mcp_server: give an engine, a store, or at least one of offloader, history, memory")
     server = _mcpserver.MCPServer(name, instructions=INSTRUCTIONS)
-    for fn in fns:
-        hints = {"readOnlyHint": fn.__name__ in _READ_ONLY, "openWorldHint": False}
-        if fn.__name__ == "memory_remove":
+    for spec in specs:
+        hints = {"readOnlyHint": spec.name in _READ_ONLY, "openWorldHint": False}
+        if spec.name == "memory_remove":
             hints["destructiveHint"] = True
         server.add_tool(
-            fn,
-            name=fn.__name__,
-            description=inspect.cleandoc(fn.__doc__ or fn.__name__),
+            spec.fn,
+            name=spec.name,
+            description=spec.description,
             # by the wire names (camelCase), which the spec fixes, not the SDK's Python names
             annotations=_types.ToolAnnotations.model_validate(hints),
         )

@@ -27,7 +27,15 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.integrations._common import READ_TOOLS, agent_tools, context_tool, readers_of, require, window_text
+from ctxsieve.integrations._common import (
+    READ_TOOLS,
+    context_tool,
+    describe,
+    readers_of,
+    require,
+    tool_specs,
+    window_text,
+)
 from ctxsieve.loop.adapters import parse_summary, summary_header
 
 _pai = require("pydantic_ai", "pydantic-ai", "pydantic-ai-slim")
@@ -222,15 +230,17 @@ def pydantic_ai_tools(
     budget: int | None = None,
     reader: Any = None,
 ) -> list[Any]:
-    """The agent tools of whichever helpers are given as ``Tool``s (argument descriptions come
-    from the Google-style docstrings); ``engine`` adds ``build_context``, built for ``reader``
-    (default: anonymous, public only; the helpers keep their own readers)."""
-    fns: list[Any] = list(agent_tools(offloader, history, memory))
+    """The agent tools of whichever helpers are given as ``Tool``s; ``engine`` adds
+    ``build_context``, built for ``reader`` (default: anonymous, public only; the helpers keep
+    their own readers). The description and every argument's description come from the
+    functions' docstrings, parsed once (``_common.describe``), the same words the LangChain and
+    MCP tools carry."""
+    specs = tool_specs(offloader, history, memory)
     if engine is not None:
-        fns.append(context_tool(engine, budget=budget, reader=reader))
-    if not fns:
+        specs.append(describe(context_tool(engine, budget=budget, reader=reader)))
+    if not specs:
         raise ValueError("pydantic_ai_tools: give at least one of offloader, history, memory or engine")
-    return [_pai.Tool(fn, takes_ctx=False, name=fn.__name__, docstring_format="google") for fn in fns]
+    return [_pai.Tool(s.fn, takes_ctx=False, name=s.name, description=s.description) for s in specs]
 
 
 def context_instructions(engine: ContextEngine, *, budget: int | None = None, reader: Any = None) -> Any:

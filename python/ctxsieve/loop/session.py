@@ -134,7 +134,7 @@ class SessionHistory:
             limit: how many passages to return (1-20).
 
         Returns the matching exchanges, best first, each with its position in the
-        conversation (message numbers, 0-based), or a line starting with ``error:``.
+        conversation (message numbers, 0-based), or a line starting with "error:".
         """
         if not isinstance(query, str) or not query.strip():
             return "error: query must be a non-empty string"
