@@ -3,21 +3,25 @@
 Sources propose candidates; ctxsieve estimates their cost, calibrates their scores, removes
 near-duplicates, fills one token budget, orders the prompt for the provider's prefix cache,
 admits or refuses the request before it is sent, and explains every decision.
+
+The agent loop object is ``Conversation`` (``ctxsieve.conversation``): per model call it adds
+the engine's context, admits the call and returns a ``Call`` rendered for OpenAI Chat, OpenAI
+Responses or Anthropic (docs/conversation.md). The lower-level objects it is built from stay
+importable from their layers: ``ctxsieve.engine.ContextSession`` (an append-only prompt of text
+turns over an engine) and ``ctxsieve.admission.Session`` (the Mesh-style per-turn admission).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ctxsieve.admission import ContextBudgetError, Limits, RunLimits, Session, SystemPrompt, Turn
-from ctxsieve.engine import ContextEngine
+from ctxsieve.admission import ContextBudgetError, Limits, RunLimits, SystemPrompt, Turn
+from ctxsieve.conversation import Call, Conversation
+from ctxsieve.engine import ContextEngine, Gathered, Window
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
 from ctxsieve.scorer import LLMScorer, openai_compatible
-from ctxsieve.session import ContextSession
-from ctxsieve.session_window import SessionCut, SessionWindow
 from ctxsieve.sources import (
     CallableSource,
     HistorySource,
@@ -29,7 +33,11 @@ from ctxsieve.sources import (
     StaticSource,
 )
 from ctxsieve.stages.policies import Everything, FixedSlots, Policy, ScoredKnapsack
-from ctxsieve.types import Budget, ContextItem, ScoredItem, Signals, Trace, TraceEntry, Window
+from ctxsieve.types import Budget, ContextItem, ScoredItem, Signals, Trace, TraceEntry
+
+if TYPE_CHECKING:  # annotations only: the package's namespace holds its own API and nothing else
+    from collections.abc import Iterable, Mapping
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -53,15 +61,17 @@ def load_engine(
 __all__ = [
     "Budget",
     "BudgetExceededError",
+    "Call",
     "CallableSource",
     "ConfigError",
     "ContextBudgetError",
     "ContextEngine",
     "ContextError",
     "ContextItem",
-    "ContextSession",
+    "Conversation",
     "Everything",
     "FixedSlots",
+    "Gathered",
     "HistorySource",
     "LLMScorer",
     "Limits",
@@ -74,9 +84,6 @@ __all__ = [
     "RunLimits",
     "ScoredItem",
     "ScoredKnapsack",
-    "Session",
-    "SessionCut",
-    "SessionWindow",
     "Signals",
     "SourceConfig",
     "StaticSource",

@@ -8,7 +8,8 @@ from itertools import pairwise
 
 import pytest
 
-from ctxsieve import CallableSource, ContextEngine, ContextSession, HistorySource, StaticSource
+from ctxsieve import CallableSource, ContextEngine, HistorySource, StaticSource
+from ctxsieve.engine import ContextSession
 from ctxsieve.errors import ConfigError, ContextError
 
 from .helpers import item, text

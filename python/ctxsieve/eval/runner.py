@@ -18,17 +18,17 @@ from typing import Any
 
 from ctxsieve import kernels
 from ctxsieve.engine import ContextEngine
+from ctxsieve.engine.session_window import SessionWindow
+from ctxsieve.engine.window import Window
 from ctxsieve.errors import ConfigError
 from ctxsieve.eval import metrics
 from ctxsieve.eval.configs import Depth, EvalConfig, make_engine, system_prompt
 from ctxsieve.eval.corpus import Corpus
 from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
 from ctxsieve.eval.retrieve import build_retriever, chunk_corpus
-from ctxsieve.eval.sessions import MODES, Session, per_question, sessions
-from ctxsieve.session_window import SessionWindow
+from ctxsieve.eval.sessions import MODES, EvalScript, per_question, sessions
 from ctxsieve.sources import OKFBundle
 from ctxsieve.stages.render import render
-from ctxsieve.types import Window
 
 Progress = Callable[[int], None]
 
@@ -75,8 +75,8 @@ class EvalAssets:
     corpus: Corpus
     retriever: Any
     bundle: OKFBundle
-    sessions: list[Session]
-    questions: list[Session] = field(default_factory=list)  # per-question mode: one turn each
+    sessions: list[EvalScript]
+    questions: list[EvalScript] = field(default_factory=list)  # per-question mode: one turn each
     bundle_dir: str = ""
     doc_sizes: dict[str, int] = field(default_factory=dict)  # tokens of each document's chunks
     chunk_tokens: float = 1.0  # mean estimated tokens of a chunk, for the candidate depth
@@ -163,7 +163,7 @@ def _entry_doc(entry: Any) -> str | None:
 def record(
     config: EvalConfig,
     budget: int,
-    session: Session,
+    session: EvalScript,
     turn: int,
     window: Window | SessionWindow,
     previous: str | None,
@@ -230,7 +230,7 @@ def shown_context(window: Window) -> str:
 def run_session(
     config: EvalConfig,
     budget: int,
-    session: Session,
+    session: EvalScript,
     assets: EvalAssets,
     scorer: Any = None,
     history_mode: str = "plain",
@@ -264,7 +264,7 @@ def run_session(
 def _run_context_session(
     config: EvalConfig,
     budget: int,
-    session: Session,
+    session: EvalScript,
     assets: EvalAssets,
     scorer: Any,
     max_prompt_tokens: int | None,
@@ -293,7 +293,7 @@ def _run_context_session(
     return out
 
 
-def _groups(assets: EvalAssets, modes: Sequence[str]) -> list[tuple[str, list[Session]]]:
+def _groups(assets: EvalAssets, modes: Sequence[str]) -> list[tuple[str, list[EvalScript]]]:
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes:
         raise ConfigError(f"eval modes: must be session and/or question, got {list(modes)!r}")

@@ -1,4 +1,9 @@
-"""Questions grouped into multi-turn sessions whose history grows turn by turn.
+"""The eval's scripts: questions grouped into multi-turn sessions whose history grows turn by turn.
+
+An ``EvalScript`` is one scripted conversation of the corpus (its id and its questions in turn
+order, each answered with its reference reply): what the runner plays through every
+configuration. It is neither the agent loop (``ctxsieve.Conversation``) nor any of the library's
+session objects; the corpus calls these groups sessions, and the table reports them as such.
 
 Turn ``t`` of a session is asked after turns ``1..t-1``: its history holds each earlier question
 as a user message and that question's reference answer as the assistant's reply, so the
@@ -29,7 +34,10 @@ NO_ANSWER = "(no reference answer)"
 
 
 @dataclass(frozen=True)
-class Session:
+class EvalScript:
+    """One scripted conversation: ``id`` (the corpus's session id, or ``q:<question id>`` for a
+    question asked alone) and its questions in turn order."""
+
     id: str
     turns: tuple[Question, ...]
 
@@ -57,7 +65,7 @@ class Session:
 MODES = ("session", "question")
 
 
-def per_question(corpus: Corpus) -> list[Session]:
+def per_question(corpus: Corpus) -> list[EvalScript]:
     """Every question a one-turn session of its own: no earlier turn gives it credit.
 
     >>> from ctxsieve.eval.corpus import load_corpus
@@ -65,12 +73,12 @@ def per_question(corpus: Corpus) -> list[Session]:
     >>> len(per_question(c)) == len(c.questions), {len(s.turns) for s in per_question(c)}
     (True, {1})
     """
-    return [Session(f"q:{q.id}", (q,)) for q in corpus.questions]
+    return [EvalScript(f"q:{q.id}", (q,)) for q in corpus.questions]
 
 
-def sessions(corpus: Corpus) -> list[Session]:
+def sessions(corpus: Corpus) -> list[EvalScript]:
     """Sessions in order of first appearance, each with its questions in turn order."""
     grouped: dict[str, list[Question]] = {}
     for q in corpus.questions:
         grouped.setdefault(q.session, []).append(q)
-    return [Session(sid, tuple(sorted(qs, key=lambda q: (q.turn, q.id)))) for sid, qs in grouped.items()]
+    return [EvalScript(sid, tuple(sorted(qs, key=lambda q: (q.turn, q.id)))) for sid, qs in grouped.items()]
