@@ -1,7 +1,9 @@
-"""The data every layer shares: candidates, their scores, the budget, the window and its trace.
+"""The data every layer shares: candidates, their scores, the budget and the trace.
 
 Sources propose ``ContextItem`` values; the engine scores them (``ScoredItem``), fills a
-``Budget`` and returns a ``Window`` whose ``Trace`` holds one ``TraceEntry`` per proposed item.
+``Budget`` and returns a ``Window`` (``ctxsieve.engine.window``) whose ``Trace`` holds one
+``TraceEntry`` per proposed item. This module imports nothing but ``ctxsieve.errors``: every
+layer may import it.
 
 >>> item = ContextItem("faq-1", "Refunds are accepted within 30 days.", source="faq")
 >>> item.kind, item.stability, item.signals.deprecated
@@ -10,18 +12,14 @@ Sources propose ``ContextItem`` values; the engine scores them (``ScoredItem``),
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal
 
 from ctxsieve.errors import ConfigError
-
-if TYPE_CHECKING:
-    from ctxsieve.stages.render import Rendered
 
 Kind = Literal["instruction", "knowledge", "memory", "history", "tool_result", "tool_schema", "image"]
 Stability = Literal["stable", "session", "volatile"]
@@ -270,67 +268,6 @@ class Trace:
         return "\n".join(line.rstrip() for line in lines)
 
 
-@dataclass(frozen=True)
-class Window:
-    """What the model reads: ``items`` in prompt order, their cost, the trace and the layout.
-
-    ``stable_prefix_hash`` (hex xxh3-64) and ``stable_prefix_tokens`` describe the rendered
-    block of stable items that opens the prompt in both layouts; a provider's prefix cache can
-    reuse it across calls whenever the hash is unchanged. ``readers`` is the reader set the
-    window was built for (None: an anonymous call, public items only).
-    """
-
-    query: str
-    items: list[ContextItem]
-    scored: list[ScoredItem]
-    tokens_used: int
-    budget: int
-    trace: Trace
-    layout: Layout = "cache"
-    stable_prefix_hash: str = ""
-    stable_prefix_tokens: int = 0
-    readers: frozenset[str] | None = None  # who the window was built for (None: anyone)
-
-    @functools.cached_property
-    def _rendered(self) -> Rendered:
-        # rendered once per window: eval and callers ask for both the messages and the text
-        from ctxsieve.stages.render import render
-
-        # the engine left out what the readers may not see; rendering checks again, so a
-        # window assembled by hand cannot carry private items into a prompt either
-        return render(self.items, self.query, self.layout, readers=self.readers)
-
-    @overload
-    def to_messages(self, style: Literal["openai"] = ..., include_query: bool = ...) -> list[dict[str, Any]]: ...
-    @overload
-    def to_messages(self, style: Literal["anthropic"], include_query: bool = ...) -> dict[str, Any]: ...
-
-    def to_messages(self, style: str = "openai", include_query: bool = True) -> list[dict[str, Any]] | dict[str, Any]:
-        """Chat messages in the window's layout: a list for ``"openai"``; for ``"anthropic"``
-        a dict ``{"system": ..., "messages": [...]}`` (its API takes the system prompt apart)."""
-        return self._rendered.messages(style, include_query)
-
-    def to_text(self, include_query: bool = True) -> str:
-        """The whole prompt as one string, in message order: what the prefix cache sees."""
-        return self._rendered.text(include_query)
-
-    def report(self) -> dict[str, Any]:
-        """Counts and costs without any content: included/excluded per reason, tokens per source."""
-        per_source: dict[str, int] = {}
-        for s in self.scored:
-            per_source[s.item.source] = per_source.get(s.item.source, 0) + s.tokens
-        return {
-            "budget": self.budget,
-            "tokens_used": self.tokens_used,
-            "included": len(self.items),
-            "proposed": len(self.trace),
-            "reasons": dict(self.trace.reasons()),
-            "tokens_by_source": per_source,
-            "stable_prefix_tokens": self.stable_prefix_tokens,
-            "events": list(self.trace.events),
-        }
-
-
 __all__ = [
     "EVENT_KINDS",
     "EXCLUDED_REASONS",
@@ -350,6 +287,5 @@ __all__ = [
     "Style",
     "Trace",
     "TraceEntry",
-    "Window",
     "item_problem",
 ]

@@ -52,7 +52,7 @@ class Nameless:
         (lambda: ContextEngine([KB], budget=10, dedupe_threshold=1.5), "dedupe_threshold"),
         (lambda: ContextEngine([KB], budget=10, source_timeout=0), "source_timeout"),
         (lambda: ContextEngine([KB], budget=10, tokenizer="words/2"), "unknown estimator 'words/2'"),
-        (lambda: ContextEngine([KB], budget=10, tokenizer=42), "tokenizer"),
+        (lambda: ContextEngine([KB], budget=10, tokenizer=42), "got 42"),
         (lambda: ContextEngine([KB], budget=10, scorer=object()), "scorer"),
         (lambda: ContextEngine([Nameless()], budget=10), "needs a non-empty str name"),
         (lambda: ContextEngine([SourceConfig(KB, weight=-1)], budget=10), "weight must be a finite number >= 0"),
@@ -264,5 +264,5 @@ def test_a_tokenizers_counts_are_plain_ints_or_a_config_error_naming_it():
         (None, "expected a list of counts"),
     ):
         engine = ContextEngine([kb], budget=1000, tokenizer=lambda ts, c=counts: c)
-        with pytest.raises(ConfigError, match=f"tokenizer .*{message}"):
+        with pytest.raises(ConfigError, match=f"(tokenizer|estimator) .*{message}"):
             engine.build_sync("q")

@@ -12,7 +12,7 @@ import pytest
 
 MODULES = [
     "ctxsieve.types",
-    "ctxsieve.engine",
+    "ctxsieve.engine.core",
     "ctxsieve.scorer",
     "ctxsieve.spec",
     "ctxsieve.stages.estimate",
@@ -21,8 +21,8 @@ MODULES = [
     "ctxsieve.stages.render",
     "ctxsieve.sources.static",
     "ctxsieve.sources.history",
-    "ctxsieve.session",
-    "ctxsieve.session_window",
+    "ctxsieve.engine.session",
+    "ctxsieve.engine.session_window",
     "ctxsieve.stages.transcript",
     "ctxsieve.stages.shown",
     "ctxsieve.audience",

@@ -265,7 +265,7 @@ async def test_build_is_async_and_one_call_at_a_time():
 async def test_a_large_async_build_gives_the_same_prompt_as_a_small_one(monkeypatch):
     per_query = {"q1": hits(*(f"a{k}" for k in range(40))), "q2": hits(*(f"a{k}" for k in range(20, 60)))}
     inline = converse(engine(per_query, budget=300).session(), per_query)
-    monkeypatch.setattr("ctxsieve.engine.OFFLOAD_AT", 1)  # every build on a worker thread
+    monkeypatch.setattr("ctxsieve.engine.selection.OFFLOAD_AT", 1)  # every build on a worker thread
     session = engine(per_query, budget=300).session()
     offloaded = []
     for q in per_query:

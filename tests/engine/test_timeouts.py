@@ -103,7 +103,7 @@ def test_stuck_sources_of_one_engine_do_not_starve_another_engine():
 
 def test_a_stuck_source_is_not_called_again_past_the_limit_until_a_call_returns():
     out = scenario("""
-        from ctxsieve.engine import STUCK_LIMIT
+        from ctxsieve.engine.gather import STUCK_LIMIT
         release = threading.Event()
         calls = []
         def held(q):
@@ -117,7 +117,7 @@ def test_a_stuck_source_is_not_called_again_past_the_limit_until_a_call_returns(
         started = len(calls)
         release.set()
         deadline = time.time() + 5
-        while engine._stuck.count(0) and time.time() < deadline:
+        while engine._gathering.stuck.count(0) and time.time() < deadline:
             time.sleep(0.01)
         again = engine.build_sync("q")
         report(limit=STUCK_LIMIT, started=started, events=events, after=again.trace.events, calls=len(calls),

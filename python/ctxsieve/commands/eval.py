@@ -124,12 +124,12 @@ def run(args: argparse.Namespace) -> int:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     except ImportError:
         raise MissingExtraError("eval", "rich") from None
+    from ctxsieve.engine.session import DEFAULT_MAX_PROMPT_TOKENS
     from ctxsieve.eval import configs as cfg
     from ctxsieve.eval import level2, report, runner, summary
     from ctxsieve.eval.corpus import load_corpus
     from ctxsieve.eval.embed_cache import EmbeddingCacheWarning, default_cache_dir
     from ctxsieve.eval.retrieve import resolve_mode
-    from ctxsieve.session import DEFAULT_MAX_PROMPT_TOKENS
 
     started = time.perf_counter()
     if args.out.exists() and not args.out.is_dir():

@@ -3,7 +3,10 @@
 A source has a ``name`` and ``candidates(query)``, which returns a list of ``ContextItem`` or an
 awaitable of one. Sources only propose: none of them knows the budget. A synchronous source
 runs on a worker thread (so it cannot stall the others and its timeout holds) unless it sets
-``blocking = False``, which says it returns at once from memory and may run inline.
+``blocking = False``, which says it returns at once from memory and may run inline. A source
+may also declare ``min_items``: how many of its best items go in first unless its
+``SourceConfig`` or the ``Budget`` says otherwise (a ``HistorySource`` declares 1, its newest
+unit).
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ class SourceConfig:
     """How the engine treats one source.
 
     ``weight`` multiplies its calibrated scores; ``max_tokens`` caps its share of the budget;
-    ``min_items`` of its best items go in first (default 1 for a ``HistorySource``, so the
-    newest turn is always kept, else 0); ``timeout`` in seconds (default: the engine's);
+    ``min_items`` of its best items go in first (default: what the source declares as its own
+    ``min_items`` attribute, ``declared_min_items``: 1 for a ``HistorySource``, so the newest
+    turn is always kept, else 0); ``timeout`` in seconds (default: the engine's);
     ``mode`` is its calibration (``rank``, ``minmax``, ``zscore``, ``blend``, ``raw``).
     """
 
@@ -62,6 +66,14 @@ class SourceConfig:
             raise ConfigError(f"source {name!r}: timeout must be > 0 seconds, got {t!r}")
         if self.mode not in MODES:
             raise ConfigError(f"source {name!r}: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        declared = getattr(self.source, "min_items", None)
+        if declared is not None and (isinstance(declared, bool) or not isinstance(declared, int) or declared < 0):
+            raise ConfigError(f"source {name!r}: its min_items attribute must be None or an int >= 0, got {declared!r}")
+
+    @property
+    def declared_min_items(self) -> int:
+        """The ``min_items`` the source declares for itself (0 when it declares none)."""
+        return getattr(self.source, "min_items", None) or 0
 
     @property
     def name(self) -> str:

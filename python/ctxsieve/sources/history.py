@@ -83,8 +83,8 @@ def _label_copy(label: Any) -> Any:
 
 
 class HistorySource:
-    """The chat history; configure ``min_items`` (default 1: the newest unit) on its
-    ``SourceConfig`` to keep more of the latest turns."""
+    """The chat history. ``min_items`` (default 1: the newest unit) of the latest units always
+    go in; a ``SourceConfig(min_items=...)`` or the ``Budget``'s ``min_items`` overrides it."""
 
     blocking = False
 
@@ -94,8 +94,10 @@ class HistorySource:
         *,
         name: str = "history",
         stability: Stability = "session",
+        min_items: int = 1,
     ):
         self.messages = messages
+        self.min_items = min_items  # read by SourceConfig (declared_min_items), checked there
         self.name = name
         self.stability = stability
         # start index -> (the unit's messages, their contents, position, item): a unit whose

@@ -16,8 +16,9 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
+from ctxsieve.engine.window import Window
 from ctxsieve.stages.transcript import SessionTurn, transcript_messages, transcript_text
-from ctxsieve.types import ContextItem, Trace, Window
+from ctxsieve.types import ContextItem, Trace
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,24 +33,44 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctxsieve.audience import parse_readers
+from ctxsieve.engine.gather import Gathered
+from ctxsieve.engine.selection import Mark
+from ctxsieve.engine.session_window import SessionCut, SessionWindow
+from ctxsieve.engine.window import Window
 from ctxsieve.errors import ConfigError, ContextError
-from ctxsieve.session_window import SessionCut, SessionWindow
 from ctxsieve.stages.render import block, stable_block, stable_prefix_hash
 from ctxsieve.stages.shown import mark_shown
 from ctxsieve.stages.transcript import SessionTurn, transcript_text, turn_text
 from ctxsieve.types import Budget, ContextItem
 
 if TYPE_CHECKING:
-    from ctxsieve.engine import ContextEngine
     from ctxsieve.stages.candidates import Candidates
 
 # Sized for today's model windows: a 128k-token window less an output reserve, tool schemas and
 # the error of a bytes/3 estimate. Set it to your model's input limit.
 DEFAULT_MAX_PROMPT_TOKENS = 100_000
 DEFAULT_GAP_NOTICE = "({turns} earlier turns of this conversation were left out to keep the prompt within its limit.)"
+
+
+class Engine(Protocol):
+    """What a session uses of its ``ContextEngine``: the public two-step driver and the settings
+    it shares (a protocol, so that this module does not import the engine that makes sessions)."""
+
+    budget: Budget
+    dedupe_threshold: float | None
+    estimator: Any
+
+    async def gather(self, query: str, *, reader: Any = None) -> Gathered: ...
+    def gather_sync(self, query: str, *, reader: Any = None) -> Gathered: ...
+    async def aselect(
+        self, gathered: Gathered, *, budget: int | None = None, mark: Mark | None = None, layout: Any = None
+    ) -> Window: ...
+    def select(
+        self, gathered: Gathered, *, budget: int | None = None, mark: Mark | None = None, layout: Any = None
+    ) -> Window: ...
 
 
 class ContextSession:
@@ -67,7 +87,7 @@ class ContextSession:
 
     def __init__(
         self,
-        engine: ContextEngine,
+        engine: Engine,
         *,
         max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS,
         cut_to: float = 0.5,
@@ -130,13 +150,12 @@ class ContextSession:
         """The next call's prompt for ``query``; ``budget`` overrides what this call may add."""
         self._enter()
         try:
-            eng = self.engine
-            results, pending = eng._start(query)
-            # the engine's driver, ending in this session's own last step; a large build runs its
-            # stages on a worker thread (the session is busy meanwhile, so nothing else touches it)
-            return await eng._build(
-                query, results, pending, eng._budget_for(budget), finish=self._finish, readers=self.readers
-            )
+            gathered = await self.engine.gather(query, reader=self.readers)
+            # a large build runs its stages on a worker thread (the session is busy meanwhile,
+            # so nothing else touches it)
+            plan = self._plan(query, budget)
+            window = await self.engine.aselect(gathered, budget=budget, mark=plan.mark, layout="cache")
+            return self._commit(plan, window)
         finally:
             self._busy.release()
 
@@ -145,9 +164,17 @@ class ContextSession:
         answers from memory and there is no scorer)."""
         self._enter()
         try:
-            return self.engine._build_sync(
-                query, budget, self._finish, offload=True, caller="session", readers=self.readers
-            )
+            try:
+                gathered = self.engine.gather_sync(query, reader=self.readers)
+                plan = self._plan(query, budget)
+                window = self.engine.select(gathered, budget=budget, mark=plan.mark, layout="cache")
+            except ContextError as exc:
+                if "running event loop" in str(exc):
+                    raise ContextError(
+                        "session.build_sync() was called inside a running event loop: use `await session.build(...)`"
+                    ) from None
+                raise
+            return self._commit(plan, window)
         finally:
             self._busy.release()
 
@@ -157,15 +184,17 @@ class ContextSession:
         if not self._busy.acquire(blocking=False):
             raise ContextError("a ContextSession builds one call at a time: await the previous build first")
 
-    def _finish(self, query: str, cands: Candidates, events: list[str], budget: Budget) -> SessionWindow:
+    def _plan(self, query: str, budget: int | None) -> _Plan:
+        """What this call keeps of the transcript (and the cut, if any) and the hook that marks
+        the candidates the kept transcript already shows; nothing is changed yet."""
         number = self._count + 1
-        keep, cut = self._plan_cut(number, query, budget)
-        shown = self._shown(keep)
-        found: list[int] = []  # the index in ``shown`` of what each already-shown candidate matched
-        threshold = self.engine.dedupe_threshold
-        window = self.engine._complete(
-            query, cands, events, budget, mark=lambda c: found.extend(mark_shown(c, shown, threshold, events))
-        )
+        total = self.engine.budget.total if budget is None else Budget(budget).total
+        keep, cut = self._plan_cut(number, query, total)
+        return _Plan(number, keep, cut, self._shown(keep), self.engine.dedupe_threshold)
+
+    def _commit(self, plan: _Plan, window: Window) -> SessionWindow:
+        number, keep, cut, shown, found = plan.number, plan.keep, plan.cut, plan.shown, plan.found
+        query = window.query
         # from here on nothing can fail: the cut and the turn are committed together
         if cut is not None:
             for t in self._turns[: len(self._turns) - keep]:
@@ -216,7 +245,7 @@ class ContextSession:
 
     # -- the ceiling -------------------------------------------------------------------------
 
-    def _plan_cut(self, number: int, query: str, budget: Budget) -> tuple[int, SessionCut | None]:
+    def _plan_cut(self, number: int, query: str, budget: int) -> tuple[int, SessionCut | None]:
         """How many of the newest turns stay, and the cut if there is one.
 
         The cut is decided before the candidates are marked, so that what it removes may be
@@ -225,7 +254,7 @@ class ContextSession:
         counts item text, not the ``<context>`` framing around each item, which a turn that
         was actually rendered includes)."""
         turns = self._turns
-        new = max(budget.total + self._count_text(query), max((t.tokens for t in turns), default=0))
+        new = max(budget + self._count_text(query), max((t.tokens for t in turns), default=0))
         held = sum(t.tokens for t in turns)
         notice = self._count_text(self.notice) if self.notice else 0
         if self.system_tokens + notice + held + new <= self.max_prompt_tokens:
@@ -251,3 +280,19 @@ class ContextSession:
         # uncached: a transcript is a new string on every call, and the estimator's cache would
         # keep every one of them alive
         return int(self.engine.estimator.count_batch([text])[0])
+
+
+class _Plan:
+    """One call's plan: its number, the turns kept, the cut, what the kept transcript shows, and
+    (filled by ``mark`` during the selection) the index in ``shown`` each match hit."""
+
+    __slots__ = ("cut", "found", "keep", "number", "shown", "threshold")
+
+    def __init__(
+        self, number: int, keep: int, cut: SessionCut | None, shown: list[tuple[ContextItem, int]], threshold: Any
+    ):
+        self.number, self.keep, self.cut, self.shown, self.threshold = number, keep, cut, shown, threshold
+        self.found: list[int] = []
+
+    def mark(self, cands: Candidates, events: list[str]) -> None:
+        self.found.extend(mark_shown(cands, self.shown, self.threshold, events))
