@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from ctxsieve.admission import MESSAGE_FRAMING_TOKENS, Accountant, Limits, Session, coerce_message
+from ctxsieve.admission import MESSAGE_FRAMING_TOKENS, Accountant, Limits, Session
 from ctxsieve.admission.reports import RequestUsage
 from ctxsieve.errors import ConfigError
+from ctxsieve.messages import MessageError
 
 
 def test_framing_constant_is_documented_value() -> None:
@@ -83,57 +84,75 @@ def test_bad_estimator_is_a_config_error(bad: Any, match: str) -> None:
         Accountant(bad).messages([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
 
 
-def test_malformed_messages_are_counted_conservatively_and_noted(est: Any) -> None:
-    no_role = coerce_message({"content": "who am I"})
-    assert no_role.role == "user" and "read as user text" in no_role.problems[0]
-    orphan = coerce_message({"role": "tool", "content": "result"})
-    assert orphan.role == "tool" and orphan.problems == ("tool result without a tool_call_id",)
-    bad_args = coerce_message(
-        {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{not json"}}]}
-    )
-    assert bad_args.tool_calls[0].arguments == "{not json"
-    assert bad_args.problems == ("tool call c: arguments are not valid JSON",)
-    odd = coerce_message({"role": "user", "content": {"weird": "shape"}})
-    assert json.loads(odd.text) == {"weird": "shape"} and odd.problems
-    unknown_part = coerce_message({"role": "user", "content": [{"type": "audio", "data": "zzz"}]})
-    assert "zzz" in unknown_part.text and "audio" in unknown_part.problems[0]
-    # an image whose source is not a mapping is still an image, noted (it raised AttributeError)
-    odd_images = coerce_message(
-        {
-            "role": "user",
-            "content": [
-                {"type": "image", "source": "https://x/a.png"},
-                {"type": "image_url", "image_url": None},
-                {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image", "source": 5}]},
-            ],
-        }
-    )
-    assert [i.url for i in odd_images.images] == ["https://x/a.png", None, "5"]
-    assert len(odd_images.problems) == 3
-    # counted, not dropped: the raw non-JSON arguments are estimated in full
-    (cost,) = Accountant().messages([bad_args])
-    assert cost.text_tokens == est("") + est("c") + est("f") + est("{not json")
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [
+        # each of these was read leniently (as user text, or as its JSON text) with a problem note;
+        # each is now refused by the codec, naming the field
+        ({"content": "who am I"}, r"messages\[0\]\.role: None is not one of"),
+        ({"role": "tool", "content": "result"}, r"messages\[0\]\.tool_call_id: a tool message must name the call"),
+        ({"role": "user", "content": {"weird": "shape"}}, r"messages\[0\]\.content: expected a str, None or a list"),
+        (
+            {"role": "user", "content": [{"type": "audio", "data": "zzz"}]},
+            r"messages\[0\]\.content\[0\]\.type: 'audio'",
+        ),
+        (
+            {"role": "user", "content": [{"type": "image", "source": "https://x/a.png"}]},
+            r"content\[0\]\.source: an image source must be a mapping",
+        ),
+        (
+            {"role": "user", "content": [{"type": "image_url", "image_url": None}]},
+            r"content\[0\]\.image_url: expected a url",
+        ),
+        (
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image", "source": 5}]}],
+            },
+            r"messages\[0\]\.content\[0\]\.content\[0\]\.source: an image source must be a mapping",
+        ),
+        # an Anthropic tool_use inside OpenAI tool_calls: neither shape, not guessed at
+        (
+            {"role": "assistant", "tool_calls": [{"id": "t2", "name": "tool_1", "input": {"q": "y"}}]},
+            r"messages\[0\]\.tool_calls\[0\]\.function: a function must be a mapping",
+        ),
+        (42, r"messages\[0\]: a message must be a mapping \(a dict or an SDK object\), got int"),
+    ],
+)
+def test_malformed_messages_are_refused_naming_the_place(bad: Any, match: str) -> None:
+    with pytest.raises(MessageError, match=match):
+        Accountant().messages([bad])
 
 
-def test_malformed_history_is_kept_and_reported_in_the_turn() -> None:
+def test_non_json_arguments_are_kept_verbatim_and_counted_in_full(est: Any) -> None:
+    # the one leniency left: tool-call arguments are the model's exact text, valid JSON or not
+    (cost,) = Accountant().messages(
+        [{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{not json"}}]}]
+    )
+    assert cost.message.tool_calls[0].arguments == "{not json"
+    assert cost.text_tokens == est("c") + est("f") + est("{not json")
+
+
+def test_malformed_history_is_refused_naming_the_message_not_its_body() -> None:
     history = [
-        {"content": "no role here"},
+        {"role": "user", "content": "fine"},
         {"role": "assistant", "tool_calls": [{"id": "c9", "function": {"name": "f", "arguments": "nope"}}]},
         {"role": "tool", "content": "orphan result"},
-        42,
     ]
-    turn = Session().turn("now", history=history)
+    with pytest.raises(MessageError, match=r"^history\[2\]\.tool_call_id: a tool message must name the call") as e:
+        Session().turn("now", history=history)
+    assert "orphan result" not in str(e.value)  # the error names the place, never the body
+    with pytest.raises(MessageError, match=r"^history\[1\]\.role: 'SECRET' is not one of"):
+        Session().turn("now", history=[history[0], {"role": "SECRET", "content": "body"}])
+    with pytest.raises(MessageError, match=r"^user\.role: 'human' is not one of .*LangChain"):
+        Session().turn({"role": "human", "content": "hi"})
+    turn = Session().turn("now", history=history[:2])
+    with pytest.raises(MessageError, match=r"^turn\.messages\[0\]\.content\[0\]\.type: 'audio'"):
+        turn.add({"role": "user", "content": [{"type": "audio"}]})
+    # kept and shown: the call with its verbatim arguments (its result never came)
     adm = turn.admit()
-    ctx = adm.request.context or ""
-    assert "no role here" in ctx and "orphan result" in ctx and "nope" in ctx and "42" in ctx
-    # the orphan result follows the call, so the two leave together: 3 records
-    assert adm.report.counts["history"]["records"] == 3 and adm.report.counts["history"]["included"] == 3
-    notes = adm.report.notes
-    assert any(n.startswith("history message 0:") and "read as user text" in n for n in notes)
-    assert "history message 1: tool call c9: arguments are not valid JSON" in notes
-    assert "history message 2: tool result without a tool_call_id" in notes
-    assert any(n.startswith("history message 3:") for n in notes)
-    assert all("no role here" not in n for n in notes)  # notes never carry bodies
+    assert "-> called f(nope) [call c9]" in (adm.request.context or "")
+    assert adm.report.counts["history"]["records"] == 2 and adm.report.notes == ()
 
 
 def test_named_estimators_plug_in(est: Any) -> None:
@@ -168,7 +187,8 @@ def test_anthropic_history_and_sdk_objects(est: Any) -> None:
     ]
     adm = Session().turn("thanks", history=history).admit()
     ctx = adm.request.context or ""
-    assert '-> called weather({"city": "Paris"}) [call tu1]' in ctx
+    # Anthropic's input object reads as its compact JSON text (json.loads gives it back)
+    assert '-> called weather({"city":"Paris"}) [call tu1]' in ctx
     assert "[turn 1 · tool result for call tu2]\nRome: 24C" in ctx
     # the call and both results form one record: 4 records become 3 (user, call+results, answer)
     assert adm.report.counts["history"]["records"] == 3 and adm.report.notes == ()

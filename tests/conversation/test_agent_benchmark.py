@@ -161,13 +161,6 @@ def test_orphans_are_found_in_both_shapes():
 # -- what the benchmark found ----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Conversation bug (found by the agent benchmark with small windows): when a later call "
-    "of a turn leaves out the turn's engine context that an earlier call sent, shared_prefix_tokens "
-    "and previous_end still count the previous call's message positions, so they claim a prefix the "
-    "two requests do not share (and the Anthropic breakpoint goes on the wrong message)",
-)
 def test_a_dropped_turn_context_is_not_reported_as_a_shared_prefix():
     from ctxsieve import ContextEngine, ContextItem, Limits
     from ctxsieve.conversation import Conversation

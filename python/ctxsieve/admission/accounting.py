@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ctxsieve import kernels
-from ctxsieve.admission.messages import Message, coerce_message
+from ctxsieve.admission.messages import Message, read_messages
 from ctxsieve.admission.request import openai_tool
 from ctxsieve.audience import parse_audience
+from ctxsieve.messages import sent_texts
 from ctxsieve.errors import ConfigError
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
@@ -61,21 +62,13 @@ class MessageCost:
     message: Message
     text_tokens: int
     images: int
+    # the object it was read from, and which of the messages read from it (an Anthropic user
+    # message with tool results and text reads as two): the key of its rendered fragment
+    owner: Any = field(default=None, compare=False, repr=False)
+    part: int = 0
 
     def tokens(self, image_tokens: int) -> int:
         return MESSAGE_FRAMING_TOKENS + self.text_tokens + self.images * image_tokens
-
-
-def message_texts(m: Message) -> list[str]:
-    """Everything of ``m`` that is sent as text, in one list (estimated together)."""
-    out = [m.text]
-    for call in m.tool_calls:
-        out += [call.id, call.name, call.arguments]
-    if m.tool_call_id:
-        out.append(m.tool_call_id)
-    if m.name:
-        out.append(m.name)
-    return out
 
 
 def schema_json(schema: Any) -> str:
@@ -138,29 +131,40 @@ class Accountant:
         hit = cache.get(key)
         return hit[1] if hit is not None and hit[0] is obj else None
 
-    def messages(self, raws: Sequence[Any]) -> list[MessageCost]:
-        """Costs of ``raws`` (Messages or provider dicts); only uncached ones are estimated, in one batch."""
+    def messages(
+        self,
+        raws: Sequence[Any],
+        where: str | Sequence[str] = "messages",
+        read: Callable[[Any, str], list[Message]] = read_messages,
+    ) -> list[MessageCost]:
+        """Costs of the messages ``raws`` read into (``read``: strictly, by the codec of each
+        one's shape; an error names ``where[i]``). Only raws not cached are read and estimated,
+        in one batch. ``where`` is a list name, or one name per raw."""
         cache = self._msg
-        out: list[MessageCost | None] = [self._cached(cache, id(r), r) for r in raws]
-        for i, c in enumerate(out):
+        names = [f"{where}[{i}]" for i in range(len(raws))] if isinstance(where, str) else list(where)
+        got: list[list[MessageCost] | None] = [self._cached(cache, id(r), r) for r in raws]
+        for i, c in enumerate(got):
             r = raws[i]
             # a cost may be reused, who may read the message may not: a dict relabelled in place
             # since it was cached is read again (a cheap test; the common case is no label at all)
-            if c is not None and isinstance(r, Mapping) and _label_changed(r.get("audience"), c.message.audience):
-                out[i] = None
-        missing = [i for i, c in enumerate(out) if c is None]
+            if c and isinstance(r, Mapping) and _label_changed(r.get("audience"), c[0].message.audience):
+                got[i] = None
+        missing = [i for i, c in enumerate(got) if c is None]
         if missing:
-            msgs = [coerce_message(raws[i]) for i in missing]
-            per = [message_texts(m) for m in msgs]
+            read_in = [(i, read(raws[i], names[i])) for i in missing]
+            per = [sent_texts(m) for _, msgs in read_in for m in msgs]
             flat = self.texts([t for texts in per for t in texts])
-            pos = 0
-            for i, m, texts in zip(missing, msgs, per):
-                cost = MessageCost(m, sum(flat[pos : pos + len(texts)]), len(m.images))
-                pos += len(texts)
-                out[i] = cost
-                self._remember(cache, id(raws[i]), raws[i], cost)
+            pos = k = 0
+            for i, msgs in read_in:
+                costs = []
+                for part, m in enumerate(msgs):
+                    n = len(per[k])
+                    costs.append(MessageCost(m, sum(flat[pos : pos + n]), len(m.images), raws[i], part))
+                    pos, k = pos + n, k + 1
+                got[i] = costs
+                self._remember(cache, id(raws[i]), raws[i], costs)
             self.estimated_messages += len(missing)
-        return out  # type: ignore[return-value]
+        return [c for costs in got for c in costs]  # type: ignore[union-attr]
 
     def tool_schemas(self, schemas: Sequence[Mapping[str, Any]]) -> list[int]:
         """Per-schema cost: framing + the estimate of its JSON as sent (cached per schema object)."""

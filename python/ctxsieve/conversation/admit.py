@@ -85,6 +85,8 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     room = lim - fixed - turn - _history(conv)
     budget = min(want, room)
     if budget < MIN_CONTEXT_BUDGET:
+        if conv.system is None:
+            _freeze(conv, conv._base_system)  # the system prompt is required, context or not
         notes.append(f"no room for engine context ({room} tokens left)")
         conv.context = None
         conv._query = None  # monotonic: not asked again this turn
@@ -154,7 +156,8 @@ def admit(
     overhead = conv.limits.protocol_overhead
     tools = conv._tools_tokens if with_tools else 0
     if gathered is not None:
-        _context(conv, gathered, conv._system_tokens + tools + overhead, call_index, notes)
+        system = conv._system_tokens if conv.system is not None else conv._base_system_tokens
+        _context(conv, gathered, system + tools + overhead, call_index, notes)
     elif conv.system is None:
         _freeze(conv, conv._base_system)
     fixed = conv._system_tokens + tools + overhead
@@ -193,8 +196,10 @@ def admit(
     prev = conv._last
     shared, previous_end = 0, 0
     if prev is not None and prev[:4] == key and prev[4] <= end:
-        previous_end = (1 if notice is not None else 0) + prev[4] - start
-        shared = fixed - overhead + (conv._notice[1] if conv._notice else 0) + t.tokens(start, prev[4])
+        # what the previous call sent is unchanged up to the first message touched since
+        sent = prev[4] if t.changed is None else max(start, min(prev[4], t.changed))
+        previous_end = (1 if notice is not None else 0) + sent - start
+        shared = fixed - overhead + (conv._notice[1] if conv._notice else 0) + t.tokens(start, sent)
     elif prev is not None and prev[1] == key[1]:
         shared = conv._system_tokens + (tools if prev[3] == with_tools else 0)
     turn_id = f"{conv.id}-{conv.turn}"
@@ -266,6 +271,7 @@ def admit(
     # committed: nothing below can fail
     conv._call_index, conv._attempt, conv._pending = call_index, attempt, call
     conv._last = (*key, end)
+    t.changed = None
     conv.calls.append(CallRecord(call_index, attempt, model, snapshot_id, estimate))
     conv.events.emit(
         CONTEXT_ASSEMBLY,

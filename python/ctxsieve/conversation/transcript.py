@@ -40,12 +40,18 @@ class Entry:
 class Transcript:
     """Messages in order, their costs, the running sum, and the retained start."""
 
-    __slots__ = ("_entries", "_prefix", "start")
+    __slots__ = ("_entries", "_prefix", "changed", "start")
 
     def __init__(self) -> None:
         self._entries: list[Entry] = []
         self._prefix: list[int] = [0]
         self.start = 0  # the first retained message (a cut moves it forward, never back)
+        # the lowest index an insert or a removal touched since the last call (None: none did),
+        # so the prefix a call shares with the previous one ends there at the latest
+        self.changed: int | None = None
+
+    def _touched(self, at: int) -> None:
+        self.changed = at if self.changed is None else min(self.changed, at)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -64,6 +70,7 @@ class Transcript:
         """Insert before ``at`` (the current turn only: nothing before it was sent yet there)."""
         if at < self.start:
             raise IndexError(f"insert at {at} is before the retained start {self.start}")
+        self._touched(at)
         self._entries.insert(at, Entry(message, tokens, kind, turn))
         del self._prefix[at + 1 :]
         for e in self._entries[at:]:
@@ -73,6 +80,7 @@ class Transcript:
         """Remove entry ``at`` (the current turn's context only, before the provider kept it)."""
         if at < self.start:
             raise IndexError(f"remove at {at} is before the retained start {self.start}")
+        self._touched(at)
         del self._entries[at]
         del self._prefix[at + 1 :]
         for e in self._entries[at:]:
@@ -82,6 +90,7 @@ class Transcript:
         """Compaction: messages ``start`` to ``end`` become one summary entry at ``end - 1``
         (the summarised ones stay in the list, before ``start``, so positions keep their
         meaning for session search)."""
+        self._touched(end)
         self._entries.insert(end, Entry(summary, tokens, "summary", turn))
         del self._prefix[end + 1 :]
         for e in self._entries[end:]:
