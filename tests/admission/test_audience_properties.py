@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxsieve.admission import AudienceError, Limits, Message, Session
+from ctxsieve.messages import Text
 from ctxsieve.types import ContextItem
 from tests.engine.audience_strategies import (
     SdkMessage,
@@ -96,7 +97,7 @@ def history_entry(draw: Any) -> tuple[list[Any], list[tuple[str, frozenset[str] 
         inner = f"said {tok}"
     elif shape == "unit-Message":
         own = draw(label_value)
-        inner = Message(role="user", text=f"said {tok}", audience=oracle_audience(own))
+        inner = Message("user", (Text(f"said {tok}"),), audience=oracle_audience(own))
     elif shape == "unit-sdk":
         own = draw(label_value)
         inner = SdkMessage(role="user", content=f"said {tok}", audience=sdk_label(own))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ctxsieve.admission import Message, Session
+from ctxsieve.messages import MessageError, Text
 from ctxsieve.types import ContextItem
 
 SECRET = {"id": "m", "content": "SECRET", "audience": "alice"}
@@ -43,7 +44,7 @@ class SdkMessage:
 @pytest.mark.parametrize(
     "inner",
     [
-        Message(role="user", text="SECRET"),
+        Message("user", (Text("SECRET"),)),
         SdkMessage(role="user", content="SECRET"),
         {"role": "user", "content": "SECRET"},
         "SECRET",
@@ -59,7 +60,7 @@ def test_a_history_unit_keeps_its_audience_whatever_its_messages_are(inner: Any)
 @pytest.mark.parametrize(
     "inner",
     [
-        Message(role="user", text="SECRET", audience=frozenset({"alice"})),
+        Message("user", (Text("SECRET"),), audience=frozenset({"alice"})),
         SdkMessage(role="user", content="SECRET", audience="alice"),
         {"role": "user", "content": "SECRET", "audience": "alice"},
     ],
@@ -119,12 +120,27 @@ def test_splitting_an_anthropic_result_message_keeps_its_audience() -> None:
 
 
 def test_the_report_says_nothing_of_a_message_the_readers_may_not_see() -> None:
-    hidden = {"role": "SECRET-ROLE", "content": [{"type": "SECRET-PART"}], "audience": "alice"}
+    hidden = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "SECRET-TEXT"}],
+        "tool_calls": [{"id": "SECRET-CALL", "function": {"name": "SECRET-TOOL", "arguments": "{oops"}}],
+        "audience": "alice",
+    }
     report = Session().turn("q", history=[hidden], audience="bob").admit().report
     assert "SECRET" not in repr(report)
     assert report.counts["history"]["ineligible"] == 1
-    shown = Session().turn("q", history=[hidden], audience="alice").admit().report
-    assert any("SECRET-ROLE" in n for n in shown.notes)  # the reader's own problems are still reported
+    shown = Session().turn("q", history=[hidden], audience="alice").admit()
+    assert "SECRET-TOOL({oops) [call SECRET-CALL]" in (shown.request.context or "")
+
+
+def test_a_malformed_message_is_refused_whoever_reads_the_call() -> None:
+    # it used to be read leniently and noted (for its readers only); now it is an error for
+    # every reader alike, raised before any report or request exists, naming the field only
+    hidden = {"role": "SECRET-ROLE", "content": [{"type": "SECRET-PART"}], "audience": "alice"}
+    for readers in ("bob", "alice"):
+        with pytest.raises(MessageError, match=r"^history\[0\]\.role: ") as e:
+            Session().turn("q", history=[hidden], audience=readers)
+        assert "SECRET-PART" not in str(e.value)
 
 
 def test_required_messages_the_readers_may_not_see_are_refused_not_sent() -> None:

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ctxsieve.admission import Image, Message, Request, Session, ToolCall
+from ctxsieve.messages import MessageError, Text, ToolResult, tool_result
 
 
 def loop_messages() -> tuple[Message, ...]:
     return (
         Message(
             "assistant",
-            "Let me check.",
-            tool_calls=(ToolCall("c1", "search", '{"q": "a"}'), ToolCall("c2", "f", "oops")),
+            (Text("Let me check."), ToolCall("c1", "search", '{"q": "a"}'), ToolCall("c2", "f", "oops")),
         ),
-        Message("tool", "result one", tool_call_id="c1"),
-        Message("tool", "result two", tool_call_id="c2"),
-        Message("tool", "stray result"),
+        tool_result("c1", "result one"),
+        tool_result("c2", "result two"),
     )
 
 
@@ -26,7 +27,7 @@ def request(**kw: object) -> Request:
         system="SYS",
         context="CTX",
         current=Message(
-            "user", "now", images=(Image(url="https://x/a.png"), Image(data="QUJD", media_type="image/jpeg"))
+            "user", (Text("now"), Image(url="https://x/a.png"), Image(data="QUJD", media_type="image/jpeg"))
         ),
         messages=loop_messages(),
         tools=({"name": "search", "description": "d", "input_schema": {"type": "object"}},),
@@ -51,7 +52,7 @@ def test_openai_shape() -> None:
     }
     assert msgs[3]["tool_calls"][1] == {"id": "c2", "type": "function", "function": {"name": "f", "arguments": "oops"}}
     assert msgs[4] == {"role": "tool", "tool_call_id": "c1", "content": "result one"}
-    assert msgs[6] == {"role": "user", "content": "[tool result without a call id]\nstray result"}
+    assert msgs[5] == {"role": "tool", "tool_call_id": "c2", "content": "result two"} and len(msgs) == 6
     assert body["tools"] == [
         {"type": "function", "function": {"name": "search", "description": "d", "parameters": {"type": "object"}}}
     ]
@@ -71,11 +72,7 @@ def test_anthropic_shape() -> None:
     assert assistant["content"][1] == {"type": "tool_use", "id": "c1", "name": "search", "input": {"q": "a"}}
     assert assistant["content"][2]["input"] == {"_raw_arguments": "oops"}
     # consecutive results share one user turn so roles alternate
-    assert results["role"] == "user" and [b["type"] for b in results["content"]] == [
-        "tool_result",
-        "tool_result",
-        "text",
-    ]
+    assert results["role"] == "user" and [b["type"] for b in results["content"]] == ["tool_result", "tool_result"]
     assert body["tools"] == [{"name": "search", "description": "d", "input_schema": {"type": "object"}}]
 
 
@@ -86,7 +83,7 @@ def test_no_context_message_when_there_is_nothing_to_attribute() -> None:
 
 
 def test_payload_is_canonical_json_of_the_request() -> None:
-    r = request(current=Message("user", "now", images=(Image(url="https://x/a.png"),)))
+    r = request(current=Message("user", (Text("now"), Image(url="https://x/a.png"))))
     payload = json.loads(r.payload())
     assert payload["shape"] == "ctxsieve.request/1" and payload["messages"] == r.to_openai()["messages"]
     assert request().payload() == request().payload()  # deterministic
@@ -125,10 +122,17 @@ def test_payload_keeps_inline_images_by_reference() -> None:
 
 def test_anthropic_leaves_out_empty_messages() -> None:
     # e.g. an assistant turn that produced nothing: the API rejects an empty text block
-    msgs = (Message("assistant", ""), Message("user", "again"), Message("assistant", "ok"))
+    msgs = (Message("assistant", (Text(""),)), Message("user", (Text("again"),)), Message("assistant", (Text("ok"),)))
     body = request(messages=msgs).to_anthropic()
     blocks = [b for m in body["messages"] for b in m["content"]]
     assert all(b.get("text") != "" for b in blocks if b["type"] == "text")
     roles = [m["role"] for m in body["messages"]]
     assert roles == ["user", "assistant"]  # "again" joined the first user turn; roles alternate
     assert body["messages"][0]["content"][-1] == {"type": "text", "text": "again"}
+
+
+def test_a_tool_result_without_its_call_id_cannot_be_sent() -> None:
+    # it used to be sent as user text ("[tool result without a call id]"); now no such message
+    # exists: the model refuses it, so no request can carry it
+    with pytest.raises(MessageError, match="a tool result needs the id of the call it answers"):
+        Message("tool", (ToolResult("", (Text("stray result"),)),))

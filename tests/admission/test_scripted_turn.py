@@ -272,7 +272,8 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     assert turn.calls[-1].snapshot_id == a1.snapshot_id
     assert len([a for n, a in events if n == WINDOW_DROP]) == 2  # no new cut, no new event
     u1 = turn.record_response(
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "t2", "name": "tool_1", "input": {"q": "y"}}]},
+        # the provider answered in Anthropic's shape (so did its usage)
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "tool_1", "input": {"q": "y"}}]},
         usage={"input_tokens": 100, "cache_read_input_tokens": 20_000, "output_tokens": 30},
     )
     assert (u1.input_tokens, u1.output_tokens, u1.total_tokens, u1.source) == (20_100, 30, 20_130, "provider")

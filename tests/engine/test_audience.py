@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from ctxsieve import CallableSource, ContextEngine, ContextItem, HistorySource, StaticSource
-from ctxsieve.admission import Message
 from ctxsieve.loop import MemoryToolkit
+from ctxsieve.messages import Message, Text
 from ctxsieve.stages.render import render
 from ctxsieve.stores import open_store
 
@@ -94,7 +94,7 @@ def test_history_units_carry_their_messages_labels_into_the_engine() -> None:
 @pytest.mark.parametrize(
     "inner",
     [
-        Message(role="user", text=SECRET, audience=frozenset({"alice"})),
+        Message("user", (Text(SECRET),), audience=frozenset({"alice"})),
         {"role": "user", "content": SECRET, "audience": "alice"},
     ],
     ids=["Message", "dict"],

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxsieve import CallableSource, ContextEngine, ContextItem, HistorySource
-from ctxsieve.admission import Message
 from ctxsieve.errors import ConfigError
+from ctxsieve.messages import Message, Text
 
 from .audience_strategies import (
     SdkMessage,
@@ -57,7 +57,7 @@ def candidate(draw: Any) -> tuple[ContextItem, str, frozenset[str] | None]:
     own = draw(label_value)
     inner: Any
     if kind == "history-Message":
-        inner = Message(role="user", text=f"said {tok}", audience=oracle_audience(own))
+        inner = Message("user", (Text(f"said {tok}"),), audience=oracle_audience(own))
     elif kind == "history-sdk":
         inner = SdkMessage(role="user", content=f"said {tok}", audience=sdk_label(own))
     elif kind == "history-dict":

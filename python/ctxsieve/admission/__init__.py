@@ -18,7 +18,7 @@ from ctxsieve.admission.limits import (
     resolve_input_limit,
     resolve_input_limit_async,
 )
-from ctxsieve.admission.messages import Image, Message, ToolCall, coerce_message
+from ctxsieve.admission.messages import Image, Message, ToolCall
 from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
@@ -65,7 +65,6 @@ __all__ = [
     "byte_estimator",
     "call_with_fallbacks",
     "call_with_fallbacks_async",
-    "coerce_message",
     "resolve_input_limit",
     "resolve_input_limit_async",
     "select_optional",

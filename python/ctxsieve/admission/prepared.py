@@ -30,9 +30,10 @@ from ctxsieve.admission.context import (
 )
 from ctxsieve.admission.errors import AudienceError
 from ctxsieve.admission.limits import Limits
-from ctxsieve.admission.messages import Message, Record, expand_history, group_records, split_message
+from ctxsieve.admission.messages import Message, Record, expand_history, group_records, read_history_message, read_user
 from ctxsieve.audience import Readers, eligible
 from ctxsieve.errors import ConfigError
+from ctxsieve.messages import MessageError
 
 
 def _prefix(costs: Sequence[int]) -> list[int]:
@@ -118,12 +119,14 @@ def prepare(
     lines = coerce_skills(skills)
     fixed = acc.texts([system_text, SKILLS_HEADING, preamble + MEMORY_HEADING + HISTORY_HEADING, GAP_NOTICE_WIDEST])
     skill_costs = acc.texts(lines)
-    (current,) = acc.messages([user])
+    read_in = acc.messages([user], ["user"], read_user)
+    if len(read_in) != 1:
+        raise MessageError(f"user: the current message reads as {len(read_in)} messages, expected one")
+    (current,) = read_in
     if not eligible(current.message.audience, audience):
         raise AudienceError("current message: its audience does not include every reader of this call")
     if current.message.role != "user":
         notes.append(f"current message has role {current.message.role!r}; sent as given")
-    notes += [f"current message: {p}" for p in current.message.problems]
 
     # memories: audience first, then relevance order, then cost as rendered
     all_mem = coerce_evidence(memories)
@@ -136,25 +139,22 @@ def prepare(
     mem_costs, mem_texts = acc.fragments([e.owner for e in mem], [e.id for e in mem], lambda i: memory_fragment(mem[i]))
 
     # history: whole records, audience per record, cost per message fragment
-    history = [part for h in expand_history(history) for part in split_message(h)]
-    hist_costs = acc.messages(history)
+    entries = expand_history(history)
+    hist_costs = acc.messages([e[0] for e in entries], [e[1] for e in entries], read_history_message)
     msgs: list[Message] = [c.message for c in hist_costs]
     records = group_records(msgs)
     if any(m.audience is not None for m in msgs):
         kept = [r for r in records if all(eligible(m.audience, audience) for m in r.messages)]
     else:
         kept = records
-    # notes of eligible messages only: a problem note quotes roles, part types and call ids,
-    # which a message the readers may not see must not reveal through the report
-    for r in kept:
-        for j, m in enumerate(r.messages):
-            notes += [f"history message {r.start + j}: {p}" for p in m.problems]
-    # one fragment per message, keyed by its raw object and turn number (cached across turns)
+    # one fragment per message, keyed by the object it was read from, which of its messages it
+    # is, and its turn number (cached across turns)
     positions = [r.start + j for r in kept for j in range(len(r.messages))]
-    owners = [history[i] for i in positions]
-    keys = [r.turn for r in kept for _ in r.messages]
+    owners = [hist_costs[i].owner for i in positions]
+    turns = [r.turn for r in kept for _ in r.messages]
+    keys = [(hist_costs[i].part, t) for i, t in zip(positions, turns)]
     frag_msgs = [msgs[i] for i in positions]
-    frag_costs, frag_texts = acc.fragments(owners, keys, lambda i: message_fragment(frag_msgs[i], keys[i]))
+    frag_costs, frag_texts = acc.fragments(owners, keys, lambda i: message_fragment(frag_msgs[i], turns[i]))
     rec_costs: list[int] = []
     rec_texts: list[str] = []
     pos = 0

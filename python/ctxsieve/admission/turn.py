@@ -28,7 +28,6 @@ from ctxsieve.admission.context import SKILLS_HEADING, SystemPrompt
 from ctxsieve.admission.errors import AudienceError, ContextBudgetError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
-from ctxsieve.admission.messages import split_message
 from ctxsieve.admission.prepared import prepare
 from ctxsieve.admission.reports import RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
@@ -36,6 +35,7 @@ from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.select import Selection, select_optional
 from ctxsieve.audience import eligible, parse_readers
 from ctxsieve.errors import ConfigError
+from ctxsieve.messages import tool_result
 
 if TYPE_CHECKING:
     from ctxsieve.admission.session import Session
@@ -106,22 +106,23 @@ class Turn:
     # -- the loop adds messages ---------------------------------------------------------------
 
     def add(self, message: Any) -> None:
-        """Add an assistant or tool message produced by this turn's loop (costed once). OpenAI
-        and Anthropic dicts and SDK objects are accepted. A message whose audience does not
-        include every reader of the turn raises ``AudienceError`` and is not added."""
-        costs = self.session.accountant.messages(split_message(message))
+        """Add an assistant or tool message produced by this turn's loop (costed once): a
+        ``Message``, an OpenAI Chat / Responses or Anthropic dict, an SDK object, or a provider
+        response (its assistant message). A malformed one raises ``MessageError`` naming it
+        (``turn.messages[3].role``); one whose audience does not include every reader of the
+        turn raises ``AudienceError``. Either way nothing is added."""
+        n = len(self._ongoing)
+        costs = self.session.accountant.messages([message], [f"turn.messages[{n}]"])
         for cost in costs:
             if not eligible(cost.message.audience, self.audience):
-                n = len(self._ongoing)
                 raise AudienceError(f"turn message {n}: its audience does not include every reader of this call")
         for cost in costs:
             self._ongoing.append(cost.message)
             self._ongoing_text += MESSAGE_FRAMING_TOKENS + cost.text_tokens
             self._ongoing_images += cost.images
-            self._notes += [f"turn message {len(self._ongoing) - 1}: {p}" for p in cost.message.problems]
 
     def add_tool_result(self, call_id: str, content: str, name: str | None = None) -> None:
-        self.add({"role": "tool", "tool_call_id": call_id, "content": content, **({"name": name} if name else {})})
+        self.add(tool_result(call_id, content, name=name))
 
     @property
     def lineage(self) -> tuple[LineageEntry, ...]:

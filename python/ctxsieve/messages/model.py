@@ -152,6 +152,11 @@ def message_problem(m: Message) -> str | None:
             return f"tool results belong in a 'tool' message, not a {m.role!r} one"
         if isinstance(p, ToolCall) and m.role != "assistant":
             return f"tool calls come from the assistant, not from a {m.role!r} message"
+        # providers pair a call and its result by id: without one, neither can be sent
+        if isinstance(p, ToolCall) and not p.id:
+            return "a tool call needs an id"
+        if isinstance(p, ToolResult) and not p.call_id:
+            return "a tool result needs the id of the call it answers"
         if isinstance(p, Reasoning) and m.role != "assistant":
             return f"reasoning comes from the assistant, not from a {m.role!r} message"
     if m.role == "tool" and not m.parts:

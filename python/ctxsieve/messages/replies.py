@@ -20,11 +20,19 @@ Objects from the providers' SDKs (pydantic models) are read through their dicts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ctxsieve.messages import _common as c
 from ctxsieve.messages import anthropic, openai_chat, responses
 from ctxsieve.messages.model import Message, MessageError
+
+
+def is_response(raw: Any) -> bool:
+    """Whether ``raw`` is a Chat Completions or Responses response rather than a message (an
+    Anthropic response reads as a message as it is: ``read_any`` takes it)."""
+    m = c.as_mapping(raw)
+    return isinstance(m, Mapping) and ("choices" in m or ("output" in m and "role" not in m))
 
 
 def response_message(resp: Any, where: str = "response") -> Message:
@@ -58,4 +66,4 @@ def response_message(resp: Any, where: str = "response") -> Message:
     return m
 
 
-__all__ = ["response_message"]
+__all__ = ["is_response", "response_message"]

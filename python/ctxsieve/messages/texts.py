@@ -26,8 +26,9 @@ _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_
 def sent_texts(m: Message) -> list[str]:
     """Every text ``m`` sends, for token counting: text parts, each tool call's id, name and
     arguments, each result's call id and text, reasoning text with its signature or redacted
-    data. An upper bound: a provider that gets no reasoning back sends less."""
-    out: list[str] = []
+    data, and the sender's ``name``. An upper bound: a provider that gets no reasoning back
+    sends less."""
+    out: list[str] = [m.name] if m.name else []
     for p in m.parts:
         if isinstance(p, Text):
             out.append(p.text)
