@@ -125,6 +125,11 @@ def _retention(scope: Scope, out: str) -> None:
     assert "3000: step 3000: FAILE" in scope["_offloader"].ctx_read(scope["_handle"], offset=3000)  # still stored
 
 
+def _messages(scope: Scope, out: str) -> None:
+    assert out.strip() == "{'type': 'ephemeral'} {'city': 'Paris'} function_call", out
+    assert scope["messages"][1]["content"][0]["type"] == "tool_use"
+
+
 def _tokenizers(scope: Scope, out: str) -> None:
     counts = scope["_"]
     assert len(counts) == 2 and all(isinstance(n, int) and n > 0 for n in counts), counts
@@ -142,6 +147,7 @@ CHECKS: list[tuple[str, str, Callable[[Scope, str], None]]] = [
     ("docs/integrations.md", r"from langchain\.agents import create_agent", _langchain_agent),
     ("docs/integrations.md", r"from pydantic_ai import Agent", _pydantic_ai),
     ("docs/tokenizers.md", r"from ctxsieve\.tokenizers import get_estimator", _tokenizers),
+    ("docs/messages.md", r"from ctxsieve\.messages import anthropic", _messages),
     ("docs/loop.md", r"from ctxsieve\.stores import open_store\n", _retention),
 ]
 
