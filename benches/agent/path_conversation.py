@@ -4,16 +4,15 @@ Per model call the driver prepares the call, renders it for OpenAI Chat (``call.
 and Anthropic (``call.anthropic(max_tokens=...)``), hands both to the checker, and records the
 scripted model's reply; tool results go in through ``add_tool_result`` (the offloader caps the
 big ones as they are written). One call goes to the smaller model (``conv.fallback``), and
-when the conversation takes a ``compactor`` its cuts are compactions (a fallback's re-admission
-cuts without one: it does not wait for a summariser).
+the conversation's cuts are compactions (a fallback's re-admission cuts without one: it does
+not wait for a summariser).
 """
 
 from __future__ import annotations
 
-import inspect
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +52,6 @@ class ScriptedSummariser:
         return "\n".join([*earlier, text])
 
 
-def supports_compaction() -> bool:
-    return "compactor" in inspect.signature(Conversation).parameters
-
-
 @dataclass
 class Run:
     """What one run of the script produced: the checks, and the conversation's own record."""
@@ -67,12 +62,10 @@ class Run:
     fallbacks: int
     offloaded: int
     messages: int
-    notes: list[str] = field(default_factory=list)
 
 
 def conversation(store_dir: Path, *, compactor: Any = None) -> Conversation:
     off = Offloader(open_store(str(store_dir / "results.db")), max_tokens=OFFLOAD_TOKENS, preview_tokens=PREVIEW_TOKENS)
-    extra = {"compactor": compactor} if compactor is not None else {}
     return Conversation(
         knowledge.engine(),
         system=SYSTEM,
@@ -81,7 +74,7 @@ def conversation(store_dir: Path, *, compactor: Any = None) -> Conversation:
         model=LARGE,
         offloader=off,
         window_lookup=WINDOWS.get,
-        **extra,
+        compactor=compactor,
     )
 
 
@@ -103,8 +96,7 @@ def run(script: Script, store_dir: Path | None = None) -> Run:
     if store_dir is None:
         with tempfile.TemporaryDirectory() as d:
             return run(script, Path(d))
-    summariser = ScriptedSummariser() if supports_compaction() else None
-    conv = conversation(store_dir, compactor=summariser)
+    conv = conversation(store_dir, compactor=ScriptedSummariser())
     checker = Checker(
         "a: Conversation by hand",
         conv.estimator,
@@ -126,7 +118,6 @@ def run(script: Script, store_dir: Path | None = None) -> Run:
             for step in turn.rounds[k] if k < len(turn.rounds) else ():
                 conv.add_tool_result(step.call_id, step.result, name=step.name)
     offloaded = sum(1 for e in conv.transcript if e.message.role == "tool" and HANDLE.search(e.message.text or ""))
-    notes = [] if summariser is not None else ["Conversation takes no compactor yet: no compaction in this run"]
     return Run(
         summary=checker.summary,
         cuts=len(conv.cuts),
@@ -134,5 +125,4 @@ def run(script: Script, store_dir: Path | None = None) -> Run:
         fallbacks=fallbacks,
         offloaded=offloaded,
         messages=len(conv.transcript),
-        notes=notes,
     )
