@@ -2,7 +2,8 @@
 
 A blocking source runs on a daemon thread of its own (``ctxsieve.workers``), which a timeout
 abandons rather than waits for. A source that raises, times out or proposes a malformed item is
-left out with the event ``source_error:<name>:<why>``; an item the readers may not see is left
+left out with the event ``source_error:<name>:<why>``, except a ``MessageError`` (the caller's
+messages cannot be read), which fails the build; an item the readers may not see is left
 out before any stage and only counted (``audience_excluded:<name>:<n>``). The result is a
 ``Gathered``: plain data that ``ContextEngine.select`` turns into a window, as often as the
 caller likes (with another budget, say) without calling the sources again.
@@ -19,6 +20,7 @@ from typing import Any
 
 from ctxsieve.audience import Readers, visible
 from ctxsieve.errors import ConfigError
+from ctxsieve.messages.model import MessageError
 from ctxsieve.sources.base import SourceConfig
 from ctxsieve.types import ContextItem, item_problem
 from ctxsieve.workers import Late, StuckCalls, start_thread, within
@@ -126,6 +128,11 @@ class Gathering:
         events: list[str] = []
         lists: list[tuple[ContextItem, ...]] = []
         for name, out in zip(self.names, results):
+            if isinstance(out, MessageError):
+                # the caller's messages cannot be read (a HistorySource given a framework's
+                # message objects): the same input fails every call, so the build fails here
+                # instead of leaving the whole history out behind a trace event
+                raise out
             items, why = validate(name, out)
             if why is None:
                 try:

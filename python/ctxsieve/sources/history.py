@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxsieve.messages.exchanges import exchange_spans
+from ctxsieve.messages.model import MessageError
 from ctxsieve.types import ContextItem, Stability
 
 Message = Mapping[str, Any]
@@ -72,6 +73,27 @@ def unit_text(unit: Sequence[Message]) -> str:
     return "\n".join(parts)
 
 
+def check_messages(messages: Any, name: str) -> Sequence[Message]:
+    """``messages`` if it is a sequence of message dicts, else a ``MessageError`` naming the
+    first message that is not one, and what is accepted."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise MessageError(
+            f"HistorySource {name!r}: messages must be a list of message dicts (or a callable returning"
+            f" one), got {type(messages).__name__}"
+        )
+    # type() first: every message of every build passes here, and nearly all are plain dicts
+    for k, m in enumerate(messages):
+        if type(m) is not dict and not isinstance(m, Mapping):
+            kind = type(m)
+            raise MessageError(
+                f"HistorySource {name!r}: messages[{k}] is a {kind.__module__}.{kind.__qualname__}, not a"
+                " message dict: a HistorySource reads dicts (Mapping) in the OpenAI Chat or Anthropic"
+                " Messages shape; LangChain messages convert through ctxsieve.integrations.langchain,"
+                " PydanticAI messages through ctxsieve.integrations.pydantic_ai"
+            )
+    return messages
+
+
 def _label_copy(label: Any) -> Any:
     """A label as it is now: a list or set changed in place later must not compare equal."""
     if label is None or isinstance(label, str):
@@ -96,6 +118,8 @@ class HistorySource:
         stability: Stability = "session",
         min_items: int = 1,
     ):
+        if not callable(messages):
+            check_messages(messages, name)  # here, where the mistake is, not at the first build
         self.messages = messages
         self.min_items = min_items  # read by SourceConfig (declared_min_items), checked there
         self.name = name
@@ -108,7 +132,9 @@ class HistorySource:
         self._cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
 
     def candidates(self, query: str) -> list[ContextItem]:
-        msgs = self.messages() if callable(self.messages) else self.messages
+        """One item per unit; ``MessageError`` when a message is not a message dict (checked on
+        every call: the list may have grown, or come from a callable, since construction)."""
+        msgs = check_messages(self.messages() if callable(self.messages) else self.messages, self.name)
         out = []
         cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
         for k, (start, unit) in enumerate(units(msgs)):
