@@ -138,7 +138,31 @@ def run_path(module: str, turns: int) -> tuple[Any, str]:
     return mod.run(build(turns)), ""
 
 
-def path_rows(turns: int) -> tuple[list[tuple[str, ...]], list[str]]:
+def call_rows(summary: Any) -> list[tuple[str, ...]]:
+    """One row per request a path rendered."""
+    return [
+        (
+            str(i),
+            str(c.turn),
+            c.label,
+            str(c.messages),
+            str(c.prompt_tokens),
+            f"{c.shared_tokens / c.prompt_tokens:.3f}",
+            f"{c.anthropic_shared / c.anthropic_tokens:.3f}" if c.anthropic_tokens else "-",
+            str(c.breakpoints),
+            f"{c.recount} / {c.limit}",
+            "-" if c.estimate is None else str(c.estimate),
+            str(len(c.orphans)),
+            "yes" if c.system_ok and c.pinned_ok else "NO",
+        )
+        for i, c in enumerate(summary.calls)
+    ]
+
+
+CALL_HEADER = ("#", "turn", "call", "messages", "tokens", "share", "Anthropic", "marks", "recount / limit")
+
+
+def path_rows(turns: int, calls: bool = False) -> tuple[list[tuple[str, ...]], list[str]]:
     rows: list[tuple[str, ...]] = []
     missed: list[str] = []
     for title, module in PATHS.items():
@@ -147,6 +171,10 @@ def path_rows(turns: int) -> tuple[list[tuple[str, ...]], list[str]]:
             rows.append((title, why, *["-"] * 11))
             continue
         s = r.summary
+        if calls:
+            print(f"{title}: every request\n")
+            print_table((*CALL_HEADER, "estimate", "orphans", "system+pinned"), call_rows(s))
+            print()
         own = "-" if s.own_share is None else f"{s.own_share:.3f}"
         rows.append(
             (
@@ -211,9 +239,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=30, help="user turns of the script (default 30)")
     parser.add_argument("--no-timing", action="store_true", help="the path table only")
+    parser.add_argument("--calls", action="store_true", help="also one row per request of each wired path")
     parser.add_argument("--check", action="store_true", help=f"exit 1 unless every wired path meets: {TARGETS}")
     args = parser.parse_args()
-    rows, missed = path_rows(args.turns)
+    rows, missed = path_rows(args.turns, args.calls)
     print(f"{args.turns}-turn scripted support conversation; targets: {TARGETS}\n")
     print_table(
         (
