@@ -72,6 +72,47 @@ def _window(scope: Scope, out: str) -> None:
     assert "billing/refund-policy" in [item.id for item in scope["window"].items]
 
 
+def _conversation_loop(scope: Scope, out: str) -> None:
+    conv, last = scope["conv"], scope["call"]
+    assert [(c.call_index, c.attempt) for c in conv.calls] == [(0, 0), (1, 0)]  # one tool round trip
+    assert "[billing/refund-policy]" in out.splitlines()[0]  # the scripted answer was printed
+    system = last.openai()["messages"][0]
+    assert system["role"] == "system" and system["content"].startswith("You are the support agent of Acme.")
+    assert "Cite the page you answer from." in system["content"]  # the pinned instruction: in the system prompt
+    sent = last.openai()["messages"][1:]
+    assert [m["role"] for m in sent] == ["user", "user", "assistant", "tool"]
+    # the engine's context: the current refund page before the question, the superseded one left out
+    assert '<context id="billing/refund-policy"' in sent[0]["content"]
+    assert '<context id="billing/refund-policy-2024"' not in sent[0]["content"]
+    assert sent[3] == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": "A-1042: Team plan, annual, paid 2026-11-10",
+    }
+    # the second call is the first one plus the reply and the result: its whole prefix is shared
+    assert last.previous_end == 2 and last.prefix_share > 0.8
+    assert f"{last.shared_prefix_tokens} tokens shared with the previous call" in out
+    body = last.anthropic(max_tokens=1024)
+    marks = [b for m in body["messages"] for b in m["content"] if isinstance(b, dict) and "cache_control" in b]
+    assert "cache_control" in body["system"][0] and len(marks) == 2  # system, previous end, own end
+    assert conv.usage_report()["totals"]["output_tokens"] == 19  # the provider's numbers, where it gave them
+
+
+def _conversation_cuts(scope: Scope, out: str) -> None:
+    conv, call, small, big = scope["conv"], scope["call"], scope["small"], scope["big"]
+    lines = out.splitlines()
+    assert call.estimated_input_tokens <= call.limit.tokens == 1500, lines[0]
+    assert lines[1].startswith("[") and "session_search" in lines[1]  # the gap notice names the search tool
+    drops = [p for n, p in scope["events"] if n == "lifecycle.window.drop"]
+    # one cut in the twelve turns, one more for the fallback's smaller window
+    assert len(drops) == 2 and drops[0]["omitted_turns"] == call.report.counts["history"]["omitted_turns"] > 0
+    assert out.splitlines()[2] == str([drops[0]["omitted_turns"]])  # printed before the fallback
+    # the fallback re-admitted the same call for an 800-token limit (1,000 - the 200 reserve) and cut again
+    assert (small.call_index, small.attempt, small.limit.tokens) == (big.call_index, 1, 800)
+    assert small.estimated_input_tokens <= 800 < big.estimated_input_tokens and len(conv.cuts) == 2
+    assert lines[-1] == f"True 1 800 {small.estimated_input_tokens}"
+
+
 def _agent_loop(scope: Scope, out: str) -> None:
     assert "5000: step 5000: FAILED linker error" in out  # ctx_grep found the one failing line
     assert "LTO" in out  # the memory came back from memory_search
@@ -136,7 +177,9 @@ def _tokenizers(scope: Scope, out: str) -> None:
 
 
 CHECKS: list[tuple[str, str, Callable[[Scope, str], None]]] = [
+    ("README.md", r"import json\n\nfrom ctxsieve import ContextEngine, Conversation", _conversation_loop),
     ("README.md", r"from ctxsieve import ContextEngine", _window),
+    ("docs/conversation.md", r"from ctxsieve import Conversation, Limits", _conversation_cuts),
     ("README.md", r"import asyncio\nimport re\n\nfrom ctxsieve\.loop import", _agent_loop),
     ("docs/loop.md", r"import asyncio\nimport re\n\nfrom ctxsieve\.loop import", _agent_loop),
     ("README.md", r"import ctxsieve\nctxsieve\.backend\(\)", _backend),
