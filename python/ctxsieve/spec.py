@@ -262,11 +262,10 @@ _PROBE = "A probe sentence, counted once when the policy loads."
 
 
 def _tokenizer(name: str, base: Path) -> Any:
-    from ctxsieve.stages.estimate import TokenEstimator
-    from ctxsieve.tokenizers.base import TokenizerFileError
+    from ctxsieve.tokenizers import TokenizerFileError, resolve_estimator
 
     try:
-        estimator = TokenEstimator(tokenizer_name(name, base))
+        estimator = resolve_estimator(tokenizer_name(name, base))
         (count,) = estimator.count([_PROBE])
     except (ConfigError, TokenizerFileError) as exc:  # a bad name, a missing or malformed file
         raise ConfigError(f"spec.tokenizer: {exc}") from None

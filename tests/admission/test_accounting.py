@@ -73,15 +73,24 @@ def test_custom_estimator_reaches_the_report() -> None:
 @pytest.mark.parametrize(
     ("bad", "match"),
     [
-        (lambda texts: [1], "must return a list of"),
-        (lambda texts: [-1] * len(texts), "expected an int >= 0"),
-        (lambda texts: [1.5] * len(texts), "expected an int >= 0"),
-        (lambda texts: tuple(0 for _ in texts), "must return a list"),
+        (lambda texts: [1], "returned 1 counts for 2 texts"),
+        (lambda texts: [-1] * len(texts), "counts must be >= 0, got -1 for text 0"),
+        (lambda texts: [1.5] * len(texts), "counts must be ints, got float 1.5 for text 0"),
+        (lambda texts: [True] * len(texts), "counts must be ints, got bool True"),
+        (lambda texts: None, "expected a list of counts"),
     ],
 )
 def test_bad_estimator_is_a_config_error(bad: Any, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
+    # the checks are the one estimator's (ctxsieve.tokenizers.Estimator), as in the engine
+    with pytest.raises(ConfigError, match=f"estimator '<lambda>': {match}"):
         Accountant(bad).messages([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+
+
+def test_any_sequence_of_ints_is_accepted_as_counts() -> None:
+    # a tuple or a numpy array of ints is turned into plain ints, as the engine always did
+    acc = Accountant(lambda texts: tuple(7 for _ in texts))
+    (cost,) = acc.messages([{"role": "user", "content": "a"}])
+    assert cost.text_tokens == 7 and type(cost.text_tokens) is int
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
-from ctxsieve.admission import coerce_message
-from ctxsieve.admission.messages import group_records
+from ctxsieve.admission.messages import group_records, read_messages
 from ctxsieve.loop import Compactor, SummaryRequest, units
 from ctxsieve.sources.history import units as history_units
 
@@ -53,7 +52,7 @@ def test_the_compactor_never_leaves_a_call_or_a_result_alone() -> None:
 
 def test_the_engine_history_units_and_admission_records_agree() -> None:
     assert [(s, len(u)) for s, u in history_units(INTERJECTED)] == [(0, 1), (1, 3), (4, 1), (5, 1)]
-    records = group_records([coerce_message(m) for m in INTERJECTED])
+    records = group_records([m for i, raw in enumerate(INTERJECTED) for m in read_messages(raw, f"history[{i}]")])
     assert [(r.start, len(r.messages)) for r in records] == [(0, 1), (1, 3), (4, 1), (5, 1)]
 
 

@@ -3,9 +3,9 @@
 Every cost here is an estimate for admission control, not provider billing. A message costs
 ``MESSAGE_FRAMING_TOKENS`` + the estimate of everything it sends as text (body, tool-call ids,
 names and JSON arguments, the tool-result call id) + ``Limits.image_tokens`` per image. Tool
-schemas cost the estimate of their compact JSON as sent (OpenAI wrapping). The estimator is pluggable: any
-callable ``list[str] -> list[int]``; the default is the byte estimator ``ceil(utf8_bytes / 3)``
-through ``ctxsieve.kernels.estimate_tokens`` (one boundary crossing per batch).
+schemas cost the estimate of their compact JSON as sent (OpenAI wrapping). The estimator is
+anything ``ctxsieve.tokenizers.resolve_estimator`` takes (the same ``estimator=`` as the engine
+and the loop helpers); the default is the byte estimator ``ceil(utf8_bytes / 3)``.
 
 >>> acc = Accountant()
 >>> [c.tokens(8192) for c in acc.messages([{"role": "user", "content": "hello world"}])]
@@ -19,40 +19,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxsieve import kernels
 from ctxsieve.admission.messages import Message, read_messages
 from ctxsieve.admission.request import openai_tool
 from ctxsieve.audience import parse_audience
 from ctxsieve.messages import sent_texts
-from ctxsieve.errors import ConfigError
+from ctxsieve.tokenizers import Estimator, EstimatorLike, get_estimator, resolve_estimator
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
-Estimator = Callable[[list[str]], list[int]]
-
-
-def byte_estimator(texts: list[str]) -> list[int]:
-    """``ceil(utf8_bytes / 3)`` per text (the Mesh estimator)."""
-    return kernels.estimate_tokens(texts)
-
-
-def estimator_name(estimator: Estimator) -> str:
-    if estimator is byte_estimator:
-        return "bytes/3"
-    return str(getattr(estimator, "name", None) or getattr(estimator, "__name__", type(estimator).__name__))
-
-
-def resolve_estimator(estimator: Estimator | str | None) -> Estimator:
-    """A callable as given; a name (``bytes/3``, ``calibrated:o200k``, ``hf:<path>``, ...)
-    through ``ctxsieve.tokenizers.get_estimator``; None: the byte estimator."""
-    if estimator is None or estimator == "bytes/3":
-        return byte_estimator
-    if isinstance(estimator, str):
-        from ctxsieve.tokenizers.estimators import get_estimator
-
-        return get_estimator(estimator)
-    if not callable(estimator):
-        raise ConfigError(f"estimator: expected a callable list[str] -> list[int] or a name, got {estimator!r}")
-    return estimator
+# ``Estimator`` and ``byte_estimator`` stay importable from ``ctxsieve.admission`` (its public
+# names); both are the one estimator of ``ctxsieve.tokenizers``
+byte_estimator = get_estimator("bytes/3")
 
 
 @dataclass(frozen=True)
@@ -95,9 +71,9 @@ class Accountant:
     taken from a cache); relabel an SDK object by passing a new one.
     """
 
-    def __init__(self, estimator: Estimator | str | None = None, max_cached: int = 200_000):
+    def __init__(self, estimator: EstimatorLike = None, max_cached: int = 200_000):
         self.estimator: Estimator = resolve_estimator(estimator)
-        self.name = estimator_name(self.estimator)
+        self.name = self.estimator.name
         self._max = max_cached
         # key -> (obj, cost); holding obj keeps its id from being reused while it is cached
         self._msg: dict[Any, tuple[Any, Any]] = {}
@@ -106,18 +82,8 @@ class Accountant:
         self.estimated_messages = 0  # how many messages were actually estimated (cache misses)
 
     def texts(self, texts: Sequence[str]) -> list[int]:
-        """Estimate texts in one batch, checking what a user-supplied estimator returns."""
-        texts = list(texts)
-        if not texts:
-            return []
-        out = self.estimator(texts)
-        if not isinstance(out, list) or len(out) != len(texts):
-            got = len(out) if isinstance(out, list) else type(out).__name__
-            raise ConfigError(f"estimator {self.name!r} must return a list of {len(texts)} ints, got {got}")
-        for i, t in enumerate(out):
-            if isinstance(t, bool) or not isinstance(t, int) or t < 0:
-                raise ConfigError(f"estimator {self.name!r} returned {t!r} for text {i}; expected an int >= 0")
-        return out
+        """Estimate texts in one batch (the estimator checks what a user-supplied counter returns)."""
+        return self.estimator.count(texts) if texts else []
 
     def _remember(self, cache: dict[Any, tuple[Any, Any]], key: Any, obj: Any, value: Any) -> None:
         if len(cache) >= self._max:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ctxsieve.admission.accounting import Accountant, Estimator
+from ctxsieve.admission.accounting import Accountant
 from ctxsieve.admission.context import SystemPrompt
 from ctxsieve.admission.events import EventCallback, Events
 from ctxsieve.admission.limits import (
@@ -25,6 +25,7 @@ from ctxsieve.admission.limits import (
 from ctxsieve.admission.reports import UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.turn import Turn
+from ctxsieve.tokenizers import EstimatorLike
 
 
 class Session:
@@ -40,7 +41,7 @@ class Session:
         limits: Limits | None = None,
         *,
         window_lookup: WindowLookup | None = None,
-        estimator: Estimator | str | None = None,
+        estimator: EstimatorLike = None,
         snapshot_store: Any = None,
         on_event: EventCallback | None = None,
         run_limits: RunLimits | None = None,

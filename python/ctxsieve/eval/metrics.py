@@ -13,7 +13,9 @@ Definitions (docs/eval.md repeats them):
 * **noise rate**: evidence tokens from noise documents over all evidence tokens, per call.
 * **prefix-cache share**: for each call after the first of its session, the tokens of the
   longest prefix its rendered prompt shares with the previous call's, over its prompt tokens;
-  summed over calls before dividing (long prompts weigh more, as they do on the bill).
+  summed over calls before dividing (long prompts weigh more, as they do on the bill). Tokens
+  are counted with the ``estimator=`` given (the same keyword and values as the engine and
+  admission; default ``bytes/3``), so a run counts prompts the way its engine did.
 * **uncached tokens**: a call's prompt tokens outside that shared prefix (all of them for a
   session's first call), averaged over calls: what a provider bills at the full rate.
 * **stable-prefix reuse**: share of follow-up calls whose stable-prefix hash equals the
@@ -29,7 +31,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
-from ctxsieve import kernels
+from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 
 # (document id or None for history/instructions, tokens) for each item in a window
 WindowItems = Sequence[tuple[str | None, int]]
@@ -100,27 +102,31 @@ def common_prefix(a: str, b: str) -> str:
     return os.path.commonprefix([a, b])  # noqa: RUF071
 
 
-def shared_prefix_tokens(previous: str | None, current: str) -> tuple[int, int]:
+def shared_prefix_tokens(previous: str | None, current: str, estimator: EstimatorLike = None) -> tuple[int, int]:
     """``(tokens of the prefix current shares with previous, tokens of current)``, both with
-    the kernel estimator. The first call of a session shares nothing.
+    ``estimator``. The first call of a session shares nothing.
 
     >>> shared_prefix_tokens("abcdef", "abcxyz")
     (1, 2)
+    >>> shared_prefix_tokens("abcdef", "abcxyz", estimator=lambda texts: [len(t) for t in texts])
+    (3, 6)
     """
-    total = kernels.estimate_tokens([current])[0]
+    est = resolve_estimator(estimator)
     if previous is None:
-        return 0, total
-    return kernels.estimate_tokens([common_prefix(previous, current)])[0], total
+        return 0, est.one(current)
+    shared, total = est.count([common_prefix(previous, current), current])
+    return shared, total
 
 
-def prefix_cache_share(prompts: Sequence[str]) -> float | None:
+def prefix_cache_share(prompts: Sequence[str], estimator: EstimatorLike = None) -> float | None:
     """Token-weighted prefix-cache share over the follow-up calls of one session; None when
     the session has a single call (there is no previous call to share with)."""
     if len(prompts) < 2:
         return None
+    est = resolve_estimator(estimator)
     shared = total = 0
     for prev, cur in pairwise(prompts):
-        s, t = shared_prefix_tokens(prev, cur)
+        s, t = shared_prefix_tokens(prev, cur, est)
         shared += s
         total += t
     return shared / total if total else 0.0

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ctxsieve import kernels
+from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 _SUMMARY_RE = re.compile(r"\A\[Summary of the (\d+) earlier messages of this conversation\]\n")
@@ -240,7 +240,7 @@ def adapter_for(messages: Sequence[Any], style: str | MessageAdapter | None = No
     return OpenAIAdapter()
 
 
-def message_tokens(adapter: MessageAdapter, messages: Sequence[Any]) -> list[int]:
-    """Estimated tokens per message (one kernel call for the whole list), framing included."""
-    costs = kernels.estimate_tokens([adapter.cost_text(m) for m in messages])
+def message_tokens(adapter: MessageAdapter, messages: Sequence[Any], estimator: EstimatorLike = None) -> list[int]:
+    """Estimated tokens per message (one estimator call for the whole list), framing included."""
+    costs = resolve_estimator(estimator).count([adapter.cost_text(m) for m in messages])
     return [c + MESSAGE_FRAMING_TOKENS for c in costs]

@@ -28,6 +28,7 @@ from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
 from ctxsieve.loop.session import SessionHistory
 from ctxsieve.loop.transcript import render
 from ctxsieve.loop.units import units
+from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 
 logger = logging.getLogger("ctxsieve.loop.compactor")
 
@@ -101,6 +102,7 @@ class Compactor:
         adapter: MessageAdapter | str | None = None,
         timeout: float | None = 120.0,
         history: SessionHistory | None = None,
+        estimator: EstimatorLike = None,
     ):
         if not callable(summarize):
             raise TypeError("summarize: expected an async callable taking a SummaryRequest")
@@ -114,13 +116,14 @@ class Compactor:
         self.adapter = adapter
         self.timeout = timeout
         self.history = history
+        self.estimator = resolve_estimator(estimator)  # what the threshold is counted in
         self.last: CompactionReport | None = None
 
     def tokens(self, messages: Sequence[Any]) -> int:
         """Estimated tokens of ``messages``."""
         if not messages:
             return 0
-        return sum(message_tokens(adapter_for(messages, self.adapter), messages))
+        return sum(message_tokens(adapter_for(messages, self.adapter), messages, self.estimator))
 
     async def compact(self, messages: Sequence[Any]) -> list[Any]:
         """The conversation, compacted when it is over the threshold (a new list either way)."""

@@ -8,6 +8,11 @@ agent reads the rest with ``ctx_read(handle, offset, limit)`` and ``ctx_grep(han
 next model call. Tool functions return text the agent can act on and report every problem as a
 line starting with ``error:``; they never raise on bad input.
 
+Tokens are counted with the application's estimator (``estimator=``, the same keyword and
+values as the engine and admission; default ``bytes/3``): with ``calibrated:o200k`` a result is
+offloaded when admission would count it over ``max_tokens``, and every preview and every read
+is within the limit as that estimator counts it.
+
 Handles look like ``ctx_`` plus 32 hex digits; anything else (paths, ``../``, other prefixes)
 is refused before the store is touched, so a handle cannot name anything outside the store.
 """
@@ -21,14 +26,17 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ctxsieve import kernels
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
+from ctxsieve.loop.fitting import lines_within, longest_prefix, over
 from ctxsieve.loop.reading import grep, read_lines, utf8_len
 from ctxsieve.stores import BlobInfo, StoreError, StoreUnavailableError, open_store
 from ctxsieve.stores._text import CHUNK_CHARS, iter_chunks
+from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 
 HANDLE_RE = re.compile(r"ctx_[0-9a-f]{32}")
-BYTES_PER_TOKEN = 3  # the kernels' default estimator: ceil(utf8 bytes / 3)
+# reads stream at most this many UTF-8 bytes per token of their limit (what the default
+# estimator, ceil(bytes / 3), allows), then are fitted to the limit with the estimator
+READ_BYTES_PER_TOKEN = 3
 NOTICE_TOKENS = 64  # room the offload notice needs (about 170 chars at most)
 
 
@@ -70,6 +78,7 @@ class Offloader:
         max_line_chars: int = 2000,
         read_max_tokens: int | None = None,
         chunk_chars: int = CHUNK_CHARS,
+        estimator: EstimatorLike = None,
     ):
         for name, value in (("max_tokens", max_tokens), ("preview_tokens", preview_tokens)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -88,6 +97,7 @@ class Offloader:
                 f"max_tokens ({max_tokens}) must exceed preview_tokens ({preview_tokens}) by at least "
                 f"{NOTICE_TOKENS}: the offload notice has to fit next to the preview"
             )
+        self.estimator = resolve_estimator(estimator)
         self.store = open_store() if store is None else store
         self.max_tokens = max_tokens
         self.preview_tokens = preview_tokens
@@ -96,20 +106,21 @@ class Offloader:
         self.chunk_chars = chunk_chars
         # One read returns at most what would not have been offloaded in the first place, so an
         # offload() pass never turns a ctx_read/ctx_grep answer into another handle: the lines
-        # get the limit's bytes less room for the header and footer, counted in UTF-8 bytes
-        # (what the estimator counts), and a clipped line is at most a quarter of that in chars.
-        self.read_max_bytes = BYTES_PER_TOKEN * ((read_max_tokens or max_tokens) - NOTICE_TOKENS)
+        # get the limit less room for the header and footer, as the estimator counts them; the
+        # store is read up to a byte bound first, and a clipped line is at most a quarter of it.
+        self.read_max_lines_tokens = (read_max_tokens or max_tokens) - NOTICE_TOKENS
+        self.read_max_bytes = READ_BYTES_PER_TOKEN * self.read_max_lines_tokens
 
     # -- writing ----------------------------------------------------------------------------
 
+    def tokens(self, text: str) -> int:
+        """``text``'s estimate, as this offloader (and admission, with the same estimator) counts it."""
+        return self.estimator.one(text)
+
     def over_limit(self, text: str) -> bool:
-        """Whether ``text`` is over ``max_tokens``, without encoding a huge text to find out."""
-        limit_bytes = self.max_tokens * BYTES_PER_TOKEN
-        if len(text) > limit_bytes:  # every char is at least one byte
-            return True
-        if len(text) * 4 <= limit_bytes:  # and at most four
-            return False
-        return kernels.estimate_tokens([text])[0] > self.max_tokens
+        """Whether ``text`` is over ``max_tokens``; a huge text whose beginning is already over
+        is decided without estimating the rest."""
+        return over(self.estimator, text, self.max_tokens)
 
     def store_text(self, text: str | Iterable[str]) -> BlobInfo:
         """Store a text (or a stream of pieces) under a new handle; returns its ``BlobInfo``."""
@@ -128,7 +139,9 @@ class Offloader:
         # the notice is written first so the preview gets what is left: the replacement must stay
         # under max_tokens, or the next offload() would offload the notice itself
         h = info.blob_id
-        preview = text[: self.preview_tokens * BYTES_PER_TOKEN]
+        est = self.estimator
+        # the longest beginning within preview_tokens, then within what the notice leaves
+        preview = longest_prefix(est, text, self.preview_tokens)
         cut = preview.rfind("\n")
         if cut > len(preview) // 2:  # end on a whole line when that keeps most of the preview
             preview = preview[: cut + 1]
@@ -137,9 +150,9 @@ class Offloader:
             f"[... offloaded: {info.chars:,} chars, {info.lines:,} lines. handle {h}: read on with "
             f"ctx_read(handle, offset={shown}) or search with ctx_grep(handle, pattern)]"
         )
-        room = min(self.preview_tokens, self.max_tokens - kernels.estimate_tokens([notice])[0] - 1)
-        while preview and kernels.estimate_tokens([preview])[0] > room:
-            preview = preview[: len(preview) * 3 // 4]
+        room = min(self.preview_tokens, self.max_tokens - est.one(notice) - 1)
+        if preview and est.one(preview + "\n", cache=False) > room:
+            preview = longest_prefix(est, preview, room - 1)
         if preview and not preview.endswith("\n"):
             preview += "\n"
         return preview + notice
@@ -225,6 +238,9 @@ class Offloader:
             raise  # an outage is the application's to handle, not the model's
         except StoreError as exc:
             return _changed(handle, exc)
+        lines, kept = self._fit(lines)
+        if kept < nxt - offset:
+            nxt = offset + kept
         header = f"[{handle}: lines {offset}-{nxt - 1} of {info.lines}]"
         footer = []
         if nxt < info.lines:
@@ -272,15 +288,24 @@ class Offloader:
             return f"[no line of {handle} ({info.lines} lines) matches {pattern!r:.200}]"
         more = f"; stopped at max_matches={max_matches}" if found >= max_matches else ""
         header = f"[{found} matching lines of {info.lines} in {handle}{more}]"
-        shown, size = [header], 0
-        for k, line in enumerate(lines):
-            cost = utf8_len(line) + 1
-            if size + cost > self.read_max_bytes and len(shown) > 1:
-                shown.append(f"[output cut: {len(lines) - k} more lines; narrow the pattern or use ctx_read]")
-                break
-            shown.append(line)
-            size += cost
-        return "\n".join(shown)
+        k, size = 0, 0
+        while k < len(lines) and (k == 0 or size + utf8_len(lines[k]) + 1 <= self.read_max_bytes):
+            size += utf8_len(lines[k]) + 1
+            k += 1
+        shown, k = self._fit(lines[:k])
+        if k < len(lines):
+            shown.append(f"[output cut: {len(lines) - k} more lines; narrow the pattern or use ctx_read]")
+        return "\n".join([header, *shown])
+
+    def _fit(self, lines: list[str]) -> tuple[list[str], int]:
+        """The leading ``lines`` within a read's token limit and how many of ``lines`` they are;
+        a first line that alone is over is clipped to fit."""
+        room = self.read_max_lines_tokens
+        k = lines_within(self.estimator, lines, room)
+        if k or not lines:
+            return lines[:k], k
+        note = " [... line clipped to the read limit]"
+        return [longest_prefix(self.estimator, lines[0], room - self.estimator.one(note) - 1) + note], 1
 
     def tools(self) -> list[Callable[..., str]]:
         """``[ctx_read, ctx_grep]`` as plain functions with docstrings, ready to register."""

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ctxsieve.messages.exchanges import exchange_spans
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
+from ctxsieve.messages.exchanges import exchange_spans
 
 UnitKind = Literal["system", "summary", "message", "tool_exchange", "orphan_result"]
 

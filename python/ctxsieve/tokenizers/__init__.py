@@ -1,9 +1,11 @@
-"""Token counting: exact tokenizers from local files and named estimators.
+"""Token counting: the one estimator type and resolver, exact tokenizers from local files.
 
-``get_estimator(name)`` is the one entry point the engine and admission use; it returns a
-callable ``list[str] -> list[int]`` for ``bytes/3`` (the default), ``calibrated:<profile>``,
-``hf:<path>``, ``tiktoken:<path>`` or ``sentencepiece:<path>``. Nothing is downloaded at run
-time: a tokenizer is always a local file.
+``resolve_estimator(spec)`` turns whatever an ``estimator=`` keyword was given (a name, a
+callable ``list[str] -> list[int]``, an object with ``count_batch``, an ``Estimator``, None)
+into an ``Estimator``; the engine, admission, the loop helpers and the eval all count through
+it. ``get_estimator(name)`` does the same for names: ``bytes/3`` (the default),
+``calibrated:<profile>``, ``hf:<path>``, ``tiktoken:<path>`` or ``sentencepiece:<path>``.
+Nothing is downloaded at run time: a tokenizer is always a local file.
 
 >>> est = get_estimator("calibrated:any")
 >>> est([""]), est(["hello world"])[0] >= 2  # an upper bound of the true count
@@ -13,16 +15,20 @@ time: a tokenizer is always a local file.
 from __future__ import annotations
 
 from ctxsieve.tokenizers.base import Tokenizer, TokenizerFileError
-from ctxsieve.tokenizers.estimators import DEFAULT_ESTIMATOR, Estimator, get_estimator
+from ctxsieve.tokenizers.estimator import Estimator, EstimatorLike
+from ctxsieve.tokenizers.estimators import DEFAULT_ESTIMATOR, get_estimator, register_estimator, resolve_estimator
 from ctxsieve.tokenizers.profiles import Profile, load_profile, shipped_profiles
 
 __all__ = [
     "DEFAULT_ESTIMATOR",
     "Estimator",
+    "EstimatorLike",
     "Profile",
     "Tokenizer",
     "TokenizerFileError",
     "get_estimator",
     "load_profile",
+    "register_estimator",
+    "resolve_estimator",
     "shipped_profiles",
 ]

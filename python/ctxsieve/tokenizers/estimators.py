@@ -1,6 +1,8 @@
-"""Token estimators chosen by name: a callable ``list[str] -> list[int]`` for every spec.
+"""The one resolver: ``resolve_estimator(spec) -> Estimator`` for every ``estimator=`` keyword.
 
-Names (the ``tokenizer:`` field of ``Limits``, the engine and YAML):
+A spec is an ``Estimator`` (returned as it is), a name, a callable ``list[str] -> list[int]``
+or an object with ``count_batch`` (wrapped in an ``Estimator`` whose counts are checked), or
+None (the default, ``bytes/3``). Names (also the ``tokenizer:`` field of ``Limits`` and YAML):
 
 * ``bytes/3`` (the default): ``ceil(utf8_bytes / 3)``, the Mesh seed's estimator; any positive
   divisor works (``bytes/4``). Fast, but under-counts JSON, numbers, hashes and emoji.
@@ -12,12 +14,15 @@ Names (the ``tokenizer:`` field of ``Limits``, the engine and YAML):
 * ``tiktoken:<path>``: exact counts from a local ``.tiktoken`` ranks file (pattern inferred from
   the file name, e.g. ``o200k_base.tiktoken``) or a Mistral ``tekken.json``.
 * ``sentencepiece:<path>``: exact counts from a local SentencePiece ``.model``.
+* any prefix given to ``register_estimator(prefix, factory)``.
 
-Loading a tokenizer file is slow, so estimators are cached by name.
+``get_estimator(name)`` is the same resolver for names only. A name resolves to one shared
+``Estimator`` per process (loading a tokenizer file is slow, and the engine, admission and the
+loop helpers then share one text cache).
 
 >>> est = get_estimator("bytes/3")
->>> est(["hello", "héllo wörld"])
-[2, 5]
+>>> est(["hello", "héllo wörld"]), resolve_estimator(None) is est
+([2, 5], True)
 >>> get_estimator("calibrated:any")([""])
 [0]
 """
@@ -26,36 +31,60 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.kernels import estimate_tokens
 from ctxsieve.kernels.calibrated import known_words, live_estimate
 from ctxsieve.tokenizers.base import Tokenizer
+from ctxsieve.tokenizers.estimator import Estimator, EstimatorLike
 from ctxsieve.tokenizers.profiles import Profile, load_profile
 
 DEFAULT_ESTIMATOR = "bytes/3"
-EstimatorFn = Callable[[Sequence[str]], list[int]]
+
+_REGISTRY: dict[str, Callable[[str], Any]] = {}
+_REGISTRY_LOCK = threading.Lock()
 
 
-class Estimator:
-    """A named token estimator: ``est(texts) -> list[int]``, one crossing per batch."""
+def register_estimator(prefix: str, factory: Callable[[str], Any]) -> None:
+    """Make names starting with ``prefix`` resolve to ``factory(rest_of_name)`` (any spec
+    ``resolve_estimator`` accepts), so a policy file can name your own counter.
 
-    def __init__(self, name: str, fn: EstimatorFn, *, exact: bool = False, tokenizer: Tokenizer | None = None):
-        self.name = name
-        self.exact = exact
-        self.tokenizer = tokenizer  # the exact tokenizer behind it, if any
-        self._fn = fn
+    >>> register_estimator("doc-words:", lambda rest: lambda texts: [len(t.split()) for t in texts])
+    >>> get_estimator("doc-words:plain")(["one two", ""]), get_estimator("doc-words:plain").name
+    ([2, 0], 'doc-words:plain')
+    """
+    if not isinstance(prefix, str) or not prefix:
+        raise ConfigError(f"register_estimator: prefix must be a non-empty str, got {prefix!r}")
+    if not callable(factory):
+        raise ConfigError(f"register_estimator: factory for {prefix!r} must be callable, got {factory!r}")
+    with _REGISTRY_LOCK:
+        _REGISTRY[prefix] = factory
+        _cached.cache_clear()  # a name resolved before may now mean the new factory
 
-    def __call__(self, texts: Sequence[str]) -> list[int]:
-        return self._fn(texts)
 
-    def one(self, text: str) -> int:
-        """The estimate of a single text."""
-        return self._fn([text])[0]
-
-    def __repr__(self) -> str:
-        return f"Estimator({self.name!r})"
+def resolve_estimator(spec: EstimatorLike = None, where: str = "estimator") -> Estimator:
+    """The ``Estimator`` for ``spec`` (see the module docstring); ``where`` names the argument
+    in the error for a spec that is none of those."""
+    if spec is None:
+        return _cached(DEFAULT_ESTIMATOR)
+    if isinstance(spec, Estimator):
+        return spec
+    if isinstance(spec, str):
+        return get_estimator(spec)
+    count_batch = getattr(spec, "count_batch", None)
+    fn = count_batch if callable(count_batch) else spec if callable(spec) else None
+    if fn is None:
+        raise ConfigError(
+            f"{where}: expected a name (bytes/3, calibrated:<profile>, hf:<path>, ...), a callable "
+            f"list[str] -> list[int] or an object with count_batch, got {spec!r:.60}"
+        )
+    name = getattr(spec, "name", None)
+    if not isinstance(name, str) or not name:
+        name = getattr(spec, "__name__", None) or type(spec).__name__
+    return Estimator(str(name), fn)
 
 
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
@@ -63,20 +92,20 @@ def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator
     known = None if profile.known_words is None else known_words(profile.known_words)
     estimate = live_estimate()  # resolved once: this runs on every model call
 
-    def run(texts: Sequence[str]) -> list[int]:
-        return estimate(texts if isinstance(texts, list) else list(texts), costs, known)
+    def run(texts: list[str]) -> list[int]:
+        return estimate(texts, costs, known)
 
-    return Estimator(name or f"calibrated:{profile.name}", run)
+    return Estimator(name or f"calibrated:{profile.name}", run, trusted=True)
 
 
 def tokenizer_estimator(tok: Tokenizer, name: str) -> Estimator:
-    return Estimator(name, tok.count, exact=True, tokenizer=tok)
+    return Estimator(name, tok.count, exact=True, tokenizer=tok, trusted=True)
 
 
 def get_estimator(name: str = DEFAULT_ESTIMATOR) -> Estimator:
-    """The estimator for ``name`` (see the module docstring). Raises ``ConfigError`` for an
-    unknown name, ``TokenizerFileError`` for a missing or malformed file, and
-    ``MissingExtraError`` when the tokenizer library is not installed."""
+    """The shared estimator for ``name``. Raises ``ConfigError`` for an unknown name,
+    ``TokenizerFileError`` for a missing or malformed file, and ``MissingExtraError`` when the
+    tokenizer library is not installed."""
     if not isinstance(name, str):
         raise ConfigError(f"estimator name must be a str, got {type(name).__name__}")
     return _cached(name)
@@ -93,7 +122,11 @@ def _cached(name: str) -> Estimator:
             divisor = math.nan
         if not (math.isfinite(divisor) and divisor > 0):
             raise ConfigError(f"estimator {name!r}: bytes/<n> needs a positive number")
-        return Estimator(name, functools.partial(_bytes, divisor=divisor))
+        return Estimator(name, functools.partial(_bytes, divisor=divisor), trusted=True)
+    for prefix, factory in list(_REGISTRY.items()):
+        if name.startswith(prefix):
+            made = resolve_estimator(factory(name[len(prefix) :]), f"estimator {name!r}")
+            return made if made.name == name else _renamed(made, name)
     if sep != ":" or not arg:
         raise ConfigError(
             f"unknown estimator {name!r}: use bytes/3, calibrated:<profile>, hf:<path>, tiktoken:<path> "
@@ -118,5 +151,20 @@ def _cached(name: str) -> Estimator:
     )
 
 
+def _renamed(est: Estimator, name: str) -> Estimator:
+    # a registered factory's counter is known by the name the policy gave it
+    return Estimator(name, est._fn, exact=est.exact, tokenizer=est.tokenizer, trusted=est.trusted)
+
+
 def _bytes(texts: Sequence[str], divisor: float) -> list[int]:
     return estimate_tokens(texts, divisor)
+
+
+__all__ = [
+    "DEFAULT_ESTIMATOR",
+    "Estimator",
+    "EstimatorLike",
+    "get_estimator",
+    "register_estimator",
+    "resolve_estimator",
+]
