@@ -94,6 +94,8 @@ def message_fragment(m: Message, turn: int) -> str:
     described, and reasoning is not shown (it was the model's, for the call that made it)."""
     if m.role == "tool":
         return "".join(_result_fragment(r, turn) for r in m.tool_results)
+    if not (m.text or m.images or m.tool_calls):
+        return ""  # nothing to show (reasoning only, or empty): no header costing tokens for it
     who = "system note" if m.role == "system" else m.role
     lines = [f"[turn {turn} · {who}]", m.text] if m.text else [f"[turn {turn} · {who}]"]
     lines += [f"[image not re-sent: {img.description or 'no description'}]" for img in m.images]

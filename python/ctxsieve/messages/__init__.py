@@ -22,7 +22,7 @@ from ctxsieve.messages.model import (
     tool_result,
     user,
 )
-from ctxsieve.messages.replies import response_message
+from ctxsieve.messages.replies import is_response, response_message
 from ctxsieve.messages.texts import read_any, sent_texts
 from ctxsieve.messages.units import Unit, units
 
@@ -40,6 +40,7 @@ __all__ = [
     "Unit",
     "anthropic",
     "assistant",
+    "is_response",
     "openai_chat",
     "read_any",
     "response_message",

@@ -32,7 +32,15 @@ def is_response(raw: Any) -> bool:
     """Whether ``raw`` is a Chat Completions or Responses response rather than a message (an
     Anthropic response reads as a message as it is: ``read_any`` takes it)."""
     m = c.as_mapping(raw)
-    return isinstance(m, Mapping) and ("choices" in m or ("output" in m and "role" not in m))
+    if not isinstance(m, Mapping):
+        return False
+    # a function_call_output item has an "output" too, and a "type"; a response has neither
+    # "type" nor "role" (and usually "object": "response")
+    return (
+        "choices" in m
+        or m.get("object") == "response"
+        or (isinstance(m.get("output"), list) and "type" not in m and "role" not in m)
+    )
 
 
 def response_message(resp: Any, where: str = "response") -> Message:

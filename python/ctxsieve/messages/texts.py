@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ctxsieve.messages import _common as c
 from ctxsieve.messages import anthropic, openai_chat, responses
@@ -59,19 +59,36 @@ def _is_anthropic(raw: Mapping[str, Any]) -> bool:
     return raw.get("type") == "message" and "text" in kinds
 
 
+Shape = Literal["model", "anthropic", "responses", "openai_chat"]
+
+
+def shape_of(raw: Any, where: str = "message") -> Shape:
+    """The shape ``read_any`` reads ``raw`` as, so what is read can be written back with the same
+    codec: ``"model"`` for a ``Message``, else the name of the codec module."""
+    if isinstance(raw, Message):
+        return "model"
+    item = c.mapping(raw, where)
+    if _is_anthropic(item):
+        return "anthropic"
+    if item.get("type") in responses.ITEM_TYPES:
+        return "responses"
+    return "openai_chat"
+
+
 def read_any(raw: Any, where: str) -> list[Message]:
     """One message in any shape as ``Message`` objects (two for an Anthropic user message
     holding tool results and text). A ``Message`` passes through; a Responses item is known by
     its ``type``; an Anthropic message by its blocks; anything else is read as OpenAI Chat.
     ``where`` names the message in errors (``history[3]``)."""
-    if isinstance(raw, Message):
+    shape = shape_of(raw, where)
+    if shape == "model":
         return [raw]
     item = c.mapping(raw, where)
-    if _is_anthropic(item):
+    if shape == "anthropic":
         return anthropic.read_one(item, where)
-    if item.get("type") in responses.ITEM_TYPES:
+    if shape == "responses":
         return [responses.read_item(item, where)]
     return [openai_chat.read_one(item, where)]
 
 
-__all__ = ["read_any", "sent_texts"]
+__all__ = ["Shape", "read_any", "sent_texts", "shape_of"]
