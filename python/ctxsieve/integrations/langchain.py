@@ -231,8 +231,15 @@ def _messages_in(value: Any) -> list[Any]:
         value = value.to_messages()
     elif isinstance(value, dict):
         value = value.get("messages")
-    if not isinstance(value, (list, tuple)) or not all(isinstance(m, BaseMessage) for m in value):
+    if not isinstance(value, (list, tuple)):
         raise TypeError("with_context: expected a list of BaseMessage, a PromptValue or {'messages': [...]}")
+    for k, m in enumerate(value):
+        if not isinstance(m, BaseMessage):
+            # a dict is not converted (its role may be LangChain's "human", which no provider takes)
+            raise TypeError(
+                f"with_context: messages[{k}] is a {type(m).__name__}, not a LangChain message"
+                " (BaseMessage); convert dicts with langchain_core.messages.convert_to_messages"
+            )
     return list(value)
 
 

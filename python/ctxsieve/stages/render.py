@@ -37,6 +37,9 @@ from typing import Any
 import xxhash
 
 from ctxsieve.audience import Readers, visible
+from ctxsieve.messages._common import allowed
+from ctxsieve.messages.model import MessageError
+from ctxsieve.messages.openai_chat import READ_ROLES
 from ctxsieve.types import ContextItem
 
 
@@ -87,14 +90,29 @@ def _message_dict(m: Any) -> dict[str, Any]:
     return out
 
 
+def _checked(message: dict[str, Any], item: ContextItem, k: int) -> dict[str, Any]:
+    # a history dict is sent as it is, never converted: a framework's role ("human", "ai")
+    # would reach the provider, which refuses the request far from the mistake
+    role = message.get("role")
+    if role not in READ_ROLES:
+        raise MessageError(
+            f"history item {item.id!r}, message {k}: role {role!r} is not one of {allowed(READ_ROLES)}"
+            " (a dict is sent as it is; LangChain messages convert through ctxsieve.integrations.langchain,"
+            " PydanticAI messages through ctxsieve.integrations.pydantic_ai)"
+        )
+    return message
+
+
 def history_messages(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
+    """The history items' messages as provider dicts; ``MessageError`` names the item and the
+    message whose role no provider accepts."""
     out: list[dict[str, Any]] = []
     for item in items:
         if item.kind != "history":
             continue
         raw = item.meta.get("messages")
         if raw:
-            out.extend(_message_dict(m) for m in raw)
+            out.extend(_checked(_message_dict(m), item, k) for k, m in enumerate(raw))
         else:
             out.append({"role": item.meta.get("role", "user"), "content": item.content})
     return out
