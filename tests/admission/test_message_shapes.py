@@ -144,6 +144,9 @@ def test_a_provider_response_is_recorded_as_its_assistant_message(response: Any)
     }
     assert sent[-1] == {"role": "tool", "tool_call_id": "c9", "content": "18C"}
     assert turn.run.tool_calls == 1
+    # the turn's public view of what its loop added and of its calls (assembly reads these)
+    assert [m.role for m in turn.messages] == ["assistant", "tool"] and turn.messages[0].tool_calls[0].id == "c9"
+    assert (turn.call_index, turn.attempt, turn.notes) == (1, 0, ())
 
 
 def test_a_malformed_reply_is_refused_and_not_added() -> None:

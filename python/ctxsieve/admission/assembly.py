@@ -77,7 +77,7 @@ def assembly_report(
         "skills": {"roster": len(p.skill_lines), "included": n_skills, "omitted": len(p.skill_lines) - n_skills},
         "tools": {"schemas": len(p.tools), "included": len(p.tools) if with_tools else 0},
         "images": {"count": breakdown["images"] // lim.image_tokens},
-        "messages": {"turn_messages": len(turn._ongoing)},
+        "messages": {"turn_messages": len(turn.messages)},
     }
     limit_info = {
         "input_limit": limit.tokens,
@@ -88,11 +88,11 @@ def assembly_report(
         "protocol_overhead": lim.protocol_overhead,
         "lookup": limit.lookup,
     }
-    notes = ([limit.note] if limit.note else []) + turn._notes
+    notes = ([limit.note] if limit.note else []) + list(turn.notes)
     return ContextAssemblyReport(
         turn_id=turn.turn_id,
-        call_index=turn._call_index,
-        attempt=turn._attempt,
+        call_index=turn.call_index,
+        attempt=turn.attempt,
         model=model,
         estimator=turn.session.accountant.name,
         estimated_input_tokens=estimate,
@@ -123,7 +123,7 @@ def drop_event(turn: Turn, sel: Selection) -> dict[str, Any]:
     p = turn.prepared
     return {
         "turn_id": turn.turn_id,
-        "call_index": turn._call_index,
+        "call_index": turn.call_index,
         "omitted_turns": p.omitted_turns(sel.history_start),
         "omitted_records": sel.history_start,
         "omitted_tokens": p.history_prefix[sel.history_start],

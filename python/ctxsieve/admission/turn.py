@@ -35,7 +35,7 @@ from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.select import Selection, select_optional
 from ctxsieve.audience import eligible, parse_readers
 from ctxsieve.errors import ConfigError
-from ctxsieve.messages import tool_result
+from ctxsieve.messages import Message, tool_result
 
 if TYPE_CHECKING:
     from ctxsieve.admission.session import Session
@@ -84,7 +84,7 @@ class Turn:
             attribution=attribution,
             audience=self.audience,
         )
-        self._ongoing: list[Any] = []
+        self._ongoing: list[Message] = []
         self._ongoing_text = 0
         self._ongoing_images = 0
         self._memory_max: int | None = None  # omissions are monotonic within the turn
@@ -127,6 +127,26 @@ class Turn:
     @property
     def lineage(self) -> tuple[LineageEntry, ...]:
         return tuple(self._lineage.values())
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The assistant and tool messages this turn's loop added, as read."""
+        return tuple(self._ongoing)
+
+    @property
+    def call_index(self) -> int:
+        """The index of the latest admitted call of the turn (-1 before the first)."""
+        return self._call_index
+
+    @property
+    def attempt(self) -> int:
+        """The latest admitted call's attempt (0, then 1, 2, ... for its fallbacks)."""
+        return self._attempt
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Notes of the turn the reports repeat (e.g. a current message that is not a user's)."""
+        return tuple(self._notes)
 
     # -- admission ----------------------------------------------------------------------------
 
