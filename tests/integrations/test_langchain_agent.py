@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from integration_helpers import numbered
 from langchain.agents import create_agent
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -157,7 +158,8 @@ async def test_agent_compacts_history_without_splitting_tool_calls(store: Any) -
     assert "step 0 ok" in mw.tools[0].invoke({"query": "deploy step 0"})
 
 
-def test_the_window_survives_compaction_of_the_human_message(store: Any) -> None:
+@pytest.mark.parametrize("run", ["invoke", "ainvoke"])
+async def test_the_window_survives_compaction_of_the_human_message(run: str) -> None:
     """Once the compactor summarises the question itself (a long run of tool calls after one
     human message), every later model call still gets the pinned instruction and the context
     built for that question, not for the summary."""
@@ -184,7 +186,11 @@ def test_the_window_survives_compaction_of_the_human_message(store: Any) -> None
     model = ScriptedModel(script=script)
     comp = Compactor(summarize, threshold_tokens=300, keep_last=1)
     agent = create_agent(model, tools=[fetch_page], middleware=[ContextMiddleware(eng, compactor=comp)])
-    agent.invoke({"messages": [HumanMessage("what is at entry 512?")]})
+    question = {"messages": [HumanMessage("what is at entry 512?")]}
+    if run == "invoke":  # the sync hooks (before_model, wrap_model_call)
+        agent.invoke(question)
+    else:  # the async ones
+        await agent.ainvoke(question)
     a = LangChainAdapter()
     compacted = [seen for seen in model.seen if any(a.summary(m) for m in seen)]
     # the compaction really took the question away from the later calls
