@@ -214,3 +214,15 @@ def test_a_failing_summariser_falls_back_to_a_cut():
     calls = [c for turn in range(1, 25) for c in run_turn(conv, turn, calls=3, result_chars=300)]
     assert conv.cuts and not any(c.summarized for c in conv.cuts)
     assert all(c.estimated_input_tokens <= c.limit.tokens for c in calls)
+
+
+def test_a_cut_keeps_older_turns_when_the_fixed_part_is_large():
+    # the system prompt alone takes about half the limit: a cut sized on the whole limit kept
+    # no older turn at all, and every later call cut again
+    limits = Limits(input_ceiling=3000, output_reserve=100, protocol_overhead=50)
+    conv = Conversation(system="Rules. " * 600, tools=TOOLS, limits=limits)
+    calls = [c for turn in range(1, 16) for c in run_turn(conv, turn, calls=2, result_chars=200)]
+    assert conv.cuts
+    after_cut = [c for c in calls if c.report.counts["history"]["omitted"]]
+    assert all(c.report.counts["history"]["messages"] > 0 for c in after_cut[1:])
+    assert len(conv.cuts) < len(after_cut) / 2  # one cut, then room to grow again

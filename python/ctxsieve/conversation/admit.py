@@ -40,6 +40,13 @@ if TYPE_CHECKING:
 MIN_CONTEXT_BUDGET = 2 * MESSAGE_FRAMING_TOKENS
 
 
+def _keep(conv: Conversation, room: int) -> int:
+    """What a cut lets the older turns keep: ``cut_to`` of the room the required part leaves
+    them (not of the whole limit: with a large system prompt and many tools, a share of the
+    limit kept nothing, and the next call cut again)."""
+    return int(conv.cut_to * max(0, room))
+
+
 def _history(conv: Conversation) -> int:
     t = conv.transcript
     notice = conv._notice[1] if conv._notice else 0
@@ -66,6 +73,7 @@ def _cut(conv: Conversation, keep: int, call_index: int) -> Cut | None:
     shown.forget_before(first_turn)
     shown.carried = [*shown.carried, *pinned]
     t.start = new_start
+    conv._wire.retain(t.messages(new_start))
     notice = gap_notice(omitted_turns, t.tokens(0, new_start), conv.history is not None, shown.carried)
     conv._notice = (notice, conv._cost(notice))
     cut = Cut(call_index, new_start, new_start, omitted_turns, t.tokens(0, new_start), _history(conv))
@@ -81,7 +89,7 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     turn = t.tokens(conv._turn_start, len(t))
     want = conv.engine.budget.total
     if fixed + turn + _history(conv) + want > lim:
-        _cut(conv, int(conv.cut_to * lim) - fixed - turn - want, call_index)
+        _cut(conv, _keep(conv, lim - fixed - turn - want), call_index)
     room = lim - fixed - turn - _history(conv)
     budget = min(want, room)
     if budget < MIN_CONTEXT_BUDGET:
@@ -139,7 +147,7 @@ def cut_needed(conv: Conversation, limit: InputLimit, with_tools: bool, context_
     want = conv.engine.budget.total if context_due else 0
     if fixed + _history(conv) + turn + want <= limit.tokens:
         return None
-    return int(conv.cut_to * limit.tokens) - fixed - turn - want
+    return _keep(conv, limit.tokens - fixed - turn - want)
 
 
 def admit(
@@ -163,7 +171,7 @@ def admit(
     fixed = conv._system_tokens + tools + overhead
     if fixed + _history(conv) + t.tokens(conv._turn_start, len(t)) > lim:
         turn = t.tokens(conv._turn_start, len(t))
-        _cut(conv, int(conv.cut_to * lim) - fixed - turn, call_index)
+        _cut(conv, _keep(conv, lim - fixed - turn), call_index)
     ctx_tokens, ctx_at = _context_tokens(conv)
     turn = t.tokens(conv._turn_start, len(t))
     hist = _history(conv)
@@ -254,6 +262,7 @@ def admit(
         estimated_input_tokens=estimate,
         shared_prefix_tokens=shared,
         previous_end=previous_end,
+        wire=conv._wire,
         breakdown={
             "system": breakdown["system"],
             "tools": tools,

@@ -20,6 +20,7 @@ from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.admission.request import anthropic_tool, openai_tool
 from ctxsieve.messages import Message, anthropic, openai_chat, responses
+from ctxsieve.messages.wire import WireCache
 
 MAX_BREAKPOINTS = 4  # Anthropic's limit per request
 
@@ -46,6 +47,8 @@ class Call:
     previous_end: int
     snapshot_id: str | None = None
     breakdown: dict[str, int] = field(default_factory=dict)
+    # the conversation's written forms: each message is written once across its calls
+    wire: WireCache | None = field(default=None, compare=False, repr=False)
 
     @property
     def prompt_tokens(self) -> int:
@@ -62,7 +65,7 @@ class Call:
     def openai(self) -> dict[str, Any]:
         """An OpenAI Chat Completions body: ``model``, ``messages`` (system first), ``tools``."""
         msgs: list[dict[str, Any]] = [{"role": "system", "content": self.system}] if self.system else []
-        msgs += openai_chat.write(self.messages)
+        msgs += openai_chat.write(self.messages, cache=self.wire)
         body: dict[str, Any] = {"model": self.model, "messages": msgs}
         if self.tools:
             body["tools"] = [openai_tool(t) for t in self.tools]
@@ -70,7 +73,7 @@ class Call:
 
     def responses(self) -> dict[str, Any]:
         """An OpenAI Responses body: ``instructions`` (the system prompt), ``input`` items, ``tools``."""
-        body: dict[str, Any] = {"model": self.model, "input": responses.write(self.messages)}
+        body: dict[str, Any] = {"model": self.model, "input": responses.write(self.messages, cache=self.wire)}
         if self.system:
             body["instructions"] = self.system
         if self.tools:
@@ -90,18 +93,12 @@ class Call:
     def anthropic(self, *, max_tokens: int | None = None) -> dict[str, Any]:
         """An Anthropic Messages body with ``cache_control`` breakpoints on the stable prefix
         and the end of the transcript; ``max_tokens`` (required by the API) when given."""
-        system, msgs = anthropic.write(
-            self.messages, breakpoints=self.breakpoints(), system_breakpoint=bool(self.system)
-        )
+        # the transcript holds no system message (the conversation refuses one), so the codec
+        # returns no system part: the system prompt is this call's own, marked as the prefix end
+        _, msgs = anthropic.write(self.messages, breakpoints=self.breakpoints(), cache=self.wire)
         body: dict[str, Any] = {"model": self.model, "messages": msgs}
-        head = system
         if self.system:
-            block = {"type": "text", "text": self.system, "cache_control": {"type": "ephemeral"}}
-            head = [block] + (
-                list(system) if isinstance(system, list) else ([{"type": "text", "text": system}] if system else [])
-            )
-        if head:
-            body["system"] = head
+            body["system"] = [{"type": "text", "text": self.system, "cache_control": {"type": "ephemeral"}}]
         if self.tools:
             body["tools"] = [anthropic_tool(t) for t in self.tools]
         if max_tokens is not None:

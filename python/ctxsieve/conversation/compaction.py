@@ -101,19 +101,28 @@ async def compact(conv: Conversation, keep: int, call_index: int) -> Cut | None:
     if not isinstance(text, str) or not text.strip():
         logger.warning("compaction skipped: the summariser returned %s, not a summary", type(text).__name__)
         return None
-    if conv.history is not None:
-        conv.history.archive(request.messages, body)
     first_turn = t[new_start].turn if new_start < len(t) else conv.turn
     shown = conv.shown
     pinned = [i for turn, items in shown.by_turn.items() if turn < first_turn for i in items if i.pinned]
-    shown.forget_before(first_turn)
-    shown.carried = [*shown.carried, *pinned]
+    carried = [*shown.carried, *pinned]
     body_text = summary_header(covered + len(aged)) + text.strip()
-    if shown.carried:
-        body_text += "\n\n" + "\n\n".join(block(i) for i in shown.carried)
+    if carried:
+        body_text += "\n\n" + "\n\n".join(block(i) for i in carried)
     summary = Message("user", (Text(body_text),), audience=audience)
-    t.replace_head(new_start, summary, conv._cost(summary), first_turn)
+    cost = conv._cost(summary)
+    if cost > keep:
+        # a summary larger than the room it is for would be cut again in the same call
+        logger.warning(
+            "compaction skipped: the summary (%d tokens) exceeds its room (%d); the call cuts instead", cost, keep
+        )
+        return None
+    if conv.history is not None:
+        conv.history.archive(request.messages, body)
+    shown.forget_before(first_turn)
+    shown.carried = carried
+    t.replace_head(new_start, summary, cost, first_turn)
     conv._turn_start += 1  # the summary entry sits before the current turn
+    conv._wire.retain(t.messages(t.start))
     conv._notice = None
     omitted = t.tokens(0, new_start)
     cut = Cut(

@@ -56,6 +56,7 @@ from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
 from ctxsieve.messages.replies import response_message
 from ctxsieve.messages.texts import read_any, sent_texts
+from ctxsieve.messages.wire import WireCache
 from ctxsieve.tokenizers import Estimator, resolve_estimator
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
@@ -144,6 +145,7 @@ class Conversation:
         self.system: str | None = None  # frozen by the first call: the stable prefix
         self._system_tokens = 0
         self.transcript = Transcript()
+        self._wire = WireCache()  # each message written once across calls
         self.shown = Shown()
         self.turn = 0  # user turns so far
         self._turn_start = 0  # transcript index where the current user turn begins

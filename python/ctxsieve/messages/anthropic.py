@@ -30,6 +30,7 @@ from typing import Any
 
 from ctxsieve.messages import _common as c
 from ctxsieve.messages.model import Image, Message, MessageError, Part, Reasoning, Text, ToolCall, ToolResult
+from ctxsieve.messages.wire import WireCache
 
 ROLES = frozenset({"user", "assistant"})
 BLOCK_TYPES = frozenset({"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking"})
@@ -225,7 +226,11 @@ def _markable(block: dict[str, Any]) -> bool:
 
 
 def write(
-    messages: Sequence[Message], *, breakpoints: Collection[int] = (), system_breakpoint: bool = False
+    messages: Sequence[Message],
+    *,
+    breakpoints: Collection[int] = (),
+    system_breakpoint: bool = False,
+    cache: WireCache | None = None,
 ) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
     """``(system, messages)`` for the Messages API.
 
@@ -234,12 +239,14 @@ def write(
     messages of one role merge (a tool message is a user message of ``tool_result`` blocks, so
     parallel results share one message and a user text after them joins it, after them).
     ``breakpoints`` are indexes into ``messages``: the last block written for each gets
-    ``cache_control`` (the last block before it when the message wrote none).
+    ``cache_control`` (the last block before it when the message wrote none). ``cache`` (a
+    ``WireCache``) writes each message's blocks once across calls; a marked block is a copy,
+    so a breakpoint never stays behind in the cache.
     """
     marks = _checked_breakpoints(breakpoints, len(messages), system_breakpoint)
     system_blocks: list[dict[str, Any]] = []
     out: list[dict[str, Any]] = []
-    written: list[dict[str, Any]] = []  # every markable block so far, in order
+    last: tuple[list[dict[str, Any]], int] | None = None  # where the last markable block sits
     for i, m in enumerate(messages):
         where = f"messages[{i}]"
         if m.role == "system":
@@ -248,25 +255,41 @@ def write(
                     raise MessageError(f"{where}.parts[{k}]: the system prompt holds text only, got {type(p).__name__}")
                 if p.text:
                     system_blocks.append({"type": "text", "text": p.text})
-                    written.append(system_blocks[-1])
+                    last = (system_blocks, len(system_blocks) - 1)
         else:
-            blocks = _blocks(m, where)
+            blocks = _blocks(m, where) if cache is None else cache.get("anthropic", m, lambda: _blocks(m, where))  # noqa: B023
             role = "assistant" if m.role == "assistant" else "user"
+            at = 0
             if blocks and out and out[-1]["role"] == role:
-                out[-1]["content"].extend(blocks)
+                content = out[-1]["content"]
+                at = len(content)
+                if m.role == "tool":
+                    # the API wants a user message's tool_result blocks before its other blocks
+                    # (a user who interjected between a call and its result)
+                    at = next((j for j, b in enumerate(content) if b.get("type") != "tool_result"), at)
+                content[at:at] = blocks
             elif blocks:
-                out.append({"role": role, "content": blocks})
-            written += [b for b in blocks if _markable(b)]
-        if i in marks and written:
-            written[-1]["cache_control"] = {"type": "ephemeral"}
+                content = list(blocks)
+                out.append({"role": role, "content": content})
+            for k in range(len(blocks) - 1, -1, -1):
+                if _markable(blocks[k]):
+                    last = (content, at + k)
+                    break
+        if i in marks and last is not None:
+            _mark(*last)
     if system_breakpoint and system_blocks:
-        system_blocks[-1]["cache_control"] = {"type": "ephemeral"}
+        _mark(system_blocks, len(system_blocks) - 1)
     system: str | list[dict[str, Any]] | None = None
     if len(system_blocks) == 1 and "cache_control" not in system_blocks[0]:
         system = system_blocks[0]["text"]
     elif system_blocks:
         system = system_blocks
     return system, out
+
+
+def _mark(blocks: list[dict[str, Any]], k: int) -> None:
+    # a copy: the block itself may be shared with a WireCache
+    blocks[k] = {**blocks[k], "cache_control": {"type": "ephemeral"}}
 
 
 __all__ = ["BLOCK_TYPES", "MAX_BREAKPOINTS", "ROLES", "read", "read_one", "read_system", "write"]

@@ -31,6 +31,7 @@ from typing import Any
 
 from ctxsieve.messages import _common as c
 from ctxsieve.messages.model import Image, Message, MessageError, Part, Reasoning, Text, ToolCall, ToolResult
+from ctxsieve.messages.wire import WireCache
 
 # "developer" is OpenAI's newer name for the system role (reasoning models); read as system.
 READ_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
@@ -184,13 +185,22 @@ def write_one(m: Message, where: str, *, reasoning: bool = False) -> list[dict[s
     return [out]
 
 
-def write(messages: Sequence[Message], *, reasoning: bool = False) -> list[dict[str, Any]]:
+def write(
+    messages: Sequence[Message], *, reasoning: bool = False, cache: WireCache | None = None
+) -> list[dict[str, Any]]:
     """Chat Completions message dicts. Reasoning goes out (as ``reasoning_content``) only with
     ``reasoning=True`` and only DeepSeek's: a block is sent back to the provider that made it.
-    The audience is never written: it is a label for admission, not prompt text."""
+    The audience is never written: it is a label for admission, not prompt text. ``cache``
+    (a ``WireCache``) writes each message once across calls."""
     out: list[dict[str, Any]] = []
+    if cache is None:
+        for i, m in enumerate(messages):
+            out += write_one(m, f"messages[{i}]", reasoning=reasoning)
+        return out
+    codec = "openai_chat+r" if reasoning else "openai_chat"
     for i, m in enumerate(messages):
-        out += write_one(m, f"messages[{i}]", reasoning=reasoning)
+        written = cache.get(codec, m, lambda: write_one(m, f"messages[{i}]", reasoning=reasoning))  # noqa: B023
+        out += [dict(d) for d in written]
     return out
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from ctxsieve.messages import _common as c
 from ctxsieve.messages.model import Image, Message, MessageError, Part, Reasoning, Text, ToolCall, ToolResult
+from ctxsieve.messages.wire import WireCache
 
 ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
 ROLES = frozenset({"system", "developer", "user", "assistant"})
@@ -178,11 +179,15 @@ def write_one(m: Message, where: str) -> list[dict[str, Any]]:
     return out
 
 
-def write(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Responses input items for ``messages``. Only OpenAI's reasoning items are written."""
+def write(messages: Sequence[Message], *, cache: WireCache | None = None) -> list[dict[str, Any]]:
+    """Responses input items for ``messages``. Only OpenAI's reasoning items are written.
+    ``cache`` (a ``WireCache``) writes each message once across calls."""
     out: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
-        out += write_one(m, f"messages[{i}]")
+        if cache is None:
+            out += write_one(m, f"messages[{i}]")
+        else:
+            out += [dict(d) for d in cache.get("responses", m, lambda: write_one(m, f"messages[{i}]"))]  # noqa: B023
     return out
 
 
