@@ -11,7 +11,7 @@ from ctxsieve.admission import AudienceError, ContextBudgetError, TurnStateError
 from ctxsieve.conversation import Conversation
 from ctxsieve.messages import MessageError
 
-from .helpers import TOOLS, orphans, run_turn, text_reply
+from .helpers import TOOLS, orphans, run_turn, text_reply, tool_reply
 
 
 def test_tool_calls_and_results_are_sent_in_order_openai():
@@ -226,3 +226,22 @@ def test_a_cut_keeps_older_turns_when_the_fixed_part_is_large():
     after_cut = [c for c in calls if c.report.counts["history"]["omitted"]]
     assert all(c.report.counts["history"]["messages"] > 0 for c in after_cut[1:])
     assert len(conv.cuts) < len(after_cut) / 2  # one cut, then room to grow again
+
+
+def test_sync_adds_only_what_is_new_and_restarts_on_a_rewritten_history():
+    history = [{"role": "user", "content": "where is A-1?"}, tool_reply(1, 1)]
+    conv = Conversation(system="s", tools=TOOLS)
+    assert conv.sync([{"role": "system", "content": "framework's own"}, *history]) == 2
+    assert [e.message.role for e in conv.transcript] == ["user", "assistant"]
+    history.append({"role": "tool", "tool_call_id": "call_1_0", "content": "shipped"})
+    assert conv.sync(history) == 1 and len(conv.transcript) == 3
+    assert conv.sync(history) == 0
+    first = conv.prepare()
+    conv.record_response(text_reply(1))
+    # the framework summarised its history: the transcript starts again from the new list
+    rewritten = [{"role": "user", "content": "[summary] A-1 shipped"}, {"role": "user", "content": "and A-2?"}]
+    assert conv.sync(rewritten) == 2
+    second = conv.prepare()
+    assert [m["content"] for m in second.openai()["messages"][1:]] == ["[summary] A-1 shipped", "and A-2?"]
+    assert second.previous_end == 0 and second.shared_prefix_tokens < first.prompt_tokens
+    assert conv.cuts and conv.turn == 3

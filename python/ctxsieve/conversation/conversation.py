@@ -146,6 +146,7 @@ class Conversation:
         self._system_tokens = 0
         self.transcript = Transcript()
         self._wire = WireCache()  # each message written once across calls
+        self._seen: list[Message] = []  # the loop's messages as given (before any capping), for sync
         self.shown = Shown()
         self.turn = 0  # user turns so far
         self._turn_start = 0  # transcript index where the current user turn begins
@@ -197,6 +198,7 @@ class Conversation:
         msgs = [message] if isinstance(message, Message) else read_any(message, where)
         checked = [self._checked(m, where) for m in msgs]  # all or nothing
         for m in checked:
+            self._seen.append(m)
             if m.role == "tool" and self.offloader is not None:
                 m = self._capped(m)
             if m.role == "user":
@@ -205,6 +207,39 @@ class Conversation:
                 self._query = m.text
                 self.context = None
             self.transcript.append(m, self._cost(m), kind="message", turn=self.turn)
+
+    def sync(self, messages: Sequence[Any]) -> int:
+        """Bring the transcript up to date with a framework's whole message list (any shape the
+        codecs read, or ``Message``s); returns how many messages were new. System messages are
+        skipped: the system prompt is the conversation's own. When the list is not the earlier
+        one plus new messages (the framework compacted or edited its history), the transcript
+        starts again from it: one cache miss, recorded as a cut."""
+        msgs: list[Message] = []
+        for i, raw in enumerate(messages):
+            got = [raw] if isinstance(raw, Message) else read_any(raw, f"messages[{i}]")
+            msgs += [m for m in got if m.role != "system"]
+        seen = self._seen
+        n = len(seen)
+        if len(msgs) >= n and all(a is b or a == b for a, b in zip(seen, msgs)):
+            for m in msgs[n:]:
+                self.add(m)
+            return len(msgs) - n
+        self._restart()
+        for m in msgs:
+            self.add(m)
+        return len(msgs)
+
+    def _restart(self) -> None:
+        omitted = self.transcript.tokens(0, len(self.transcript))
+        self.cuts.append(Cut(self._call_index + 1, 0, len(self.transcript), self.turn, omitted, 0))
+        self.transcript = Transcript()
+        self._wire = WireCache()
+        self._seen = []
+        self.shown.forget_before(self.turn + 1)
+        self._notice = None
+        self._last = None
+        self._turn_start = 0
+        self.context = None
 
     def add_tool_result(self, call_id: str, content: str, *, name: str | None = None, is_error: bool = False) -> None:
         """Add the result of tool call ``call_id`` (capped by the offloader when over its limit)."""
