@@ -279,6 +279,7 @@ def admit(
         call = replace(call, snapshot_id=snapshot_id, report=replace(report, snapshot_id=snapshot_id))
     # committed: nothing below can fail
     conv._call_index, conv._attempt, conv._pending = call_index, attempt, call
+    conv.run.model_calls += 1  # each admission is a model call (a fallback's too)
     conv._last = (*key, end)
     t.changed = None
     conv.calls.append(CallRecord(call_index, attempt, model, snapshot_id, estimate))

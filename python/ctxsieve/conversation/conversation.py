@@ -30,6 +30,8 @@ stored whole and replaced by a preview and a handle for ``ctx_read``/``ctx_grep`
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -59,6 +61,8 @@ from ctxsieve.messages.texts import read_any, sent_texts
 from ctxsieve.messages.wire import WireCache
 from ctxsieve.tokenizers import Estimator, resolve_estimator
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
+
+_CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 def _reply(response: Any) -> Message:
@@ -105,7 +109,7 @@ class Conversation:
         window_lookup: WindowLookup | None = None,
         snapshot_store: Any = None,
         on_event: EventCallback | None = None,
-        run_limits: RunLimits | None = None,
+        run_limits: RunLimits | RunBudget | None = None,
         cut_to: float = 0.5,
         conversation_id: str | None = None,
     ):
@@ -122,16 +126,22 @@ class Conversation:
         self.compactor = compactor
         self.history = history
         self.window_lookup = window_lookup
-        if isinstance(snapshot_store, str):
+        if isinstance(snapshot_store, (str, os.PathLike)):
             from ctxsieve.stores import open_snapshot_store
 
             snapshot_store = open_snapshot_store(snapshot_store)
         self.snapshot_store = snapshot_store
         self.events = Events(on_event)
-        self.run = RunBudget(run_limits or RunLimits())
+        # a RunBudget shared by several conversations makes its allowances span them
+        self.run = run_limits if isinstance(run_limits, RunBudget) else RunBudget(run_limits or RunLimits())
         if isinstance(cut_to, bool) or not isinstance(cut_to, (int, float)) or not 0 < cut_to < 1:
             raise ConfigError(f"cut_to: must be in (0, 1), got {cut_to!r}")
         self.cut_to = float(cut_to)
+        if conversation_id is not None and (
+            not isinstance(conversation_id, str) or not _CONVERSATION_ID.fullmatch(conversation_id)
+        ):
+            # it names the conversation's snapshots in a store: refused, never altered to fit
+            raise ConfigError(f"conversation_id {conversation_id!r}: expected 1-100 characters of A-Z a-z 0-9 _ -")
         self.id = conversation_id or uuid.uuid4().hex
         for i, t in enumerate(tools):
             if not isinstance(t, Mapping):
