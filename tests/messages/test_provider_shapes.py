@@ -421,3 +421,21 @@ def test_read_any_recognises_each_shape():
         "h",
     )
     assert [m.role for m in both] == ["tool", "user"]
+
+
+def test_anthropic_results_after_an_interjection_come_first_in_their_user_message():
+    # a user interjects between the call and its result (units keep the three together); the
+    # API wants a user message's tool_result blocks before its text
+    msgs = [
+        Message("assistant", (ToolCall("a", "f", "{}"),)),
+        Message("user", (Text("hurry"),)),
+        Message("tool", (ToolResult("a", (Text("done"),)),)),
+    ]
+    _, out = anthropic.write(msgs, breakpoints=[2])
+    assert out[1] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "done", "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "hurry"},
+        ],
+    }
