@@ -34,9 +34,11 @@ def test_records_account_for_every_window_token(assets):
     records = run_session(EvalConfig("scored_knapsack", "cache"), 1000, session, assets)
     assert [r.turn for r in records] == list(range(1, len(session.turns) + 1))
     for r in records:
-        # the items are what the call added (within its budget) plus the earlier-shown pages
-        # its candidates matched, which the session does not send again
-        assert sum(t for _, t in r.items) == r.tokens_used + r.reused_tokens
+        # the items are what the call added (within its budget, which also covers the framing
+        # of the message the items go in) plus the earlier-shown pages its candidates matched,
+        # which the conversation does not send again
+        assert sum(t for _, t in r.items) + r.framing_tokens == r.tokens_used + r.reused_tokens
+        assert r.framing_tokens > 0 or not r.tokens_used
         assert r.tokens_used <= 1000
         assert set(r.docs) <= set(assets.corpus.documents)
         assert r.candidate_tokens >= r.tokens_used
@@ -46,15 +48,20 @@ def test_records_account_for_every_window_token(assets):
 
 @pytest.mark.parametrize("budget", BUDGETS)
 def test_cache_layout_prompt_extends_the_previous_call(assets, budget):
-    # the cache layout runs as a ContextSession: every call's prompt is the previous call's
+    # the cache layout runs on a Conversation: every call's prompt is the previous call's
     # prompt, byte for byte, plus the reply, the new pages and the question
     session = next(s for s in assets.sessions if len(s.turns) >= 10)
     cache = run_session(EvalConfig("scored_knapsack", "cache"), budget, session, assets)
     seed = run_session(EvalConfig("scored_knapsack", "seed"), budget, session, assets)
     for prev, cur in pairwise(cache):
         assert cur.prompt.startswith(prev.prompt + "\n<|assistant|>\n")
-        assert cur.shared_prefix_tokens == metrics.shared_prefix_tokens(None, prev.prompt)[1]
-        assert not any(e.startswith("session_cut") for e in cur.events)
+        assert cur.messages[: len(prev.messages)] == prev.messages
+        # the conversation's own estimate: the whole previous request is this call's prefix
+        assert cur.shared_prefix_tokens == prev.prompt_tokens
+        # it counts each message (4 tokens of framing, then each text), the text metric the whole
+        # framed string: the two agree within a token per message
+        assert abs(prev.prompt_tokens - metrics.shared_prefix_tokens(None, prev.prompt)[1]) <= len(prev.messages)
+        assert not any(e.startswith("lifecycle.window.drop") for e in cur.events)
     assert sum(r.shared_prefix_tokens for r in cache) > sum(r.shared_prefix_tokens for r in seed)
 
 
@@ -148,10 +155,54 @@ def test_unknown_history_mode_is_refused(assets):
 def test_a_session_ceiling_cuts_and_the_eval_sees_the_cut(assets):
     session = next(s for s in assets.sessions if len(s.turns) >= 10)
     records = run_session(EvalConfig("scored_knapsack", "cache"), 750, session, assets, max_prompt_tokens=5000)
-    cut = [r for r in records if any(e.startswith("session_cut:") for e in r.events)]
+    # the conversation's cut: its lifecycle.window.drop event, in the record of the call that cut
+    cut = [r for r in records if any(e.startswith("lifecycle.window.drop:") for e in r.events)]
     assert 1 <= len(cut) <= 3  # one large cut at a time, not one per turn
     for r in cut:
         prev = records[r.turn - 2]
         assert not r.prompt.startswith(prev.prompt)
         assert r.shared_prefix_tokens < prev.prompt_tokens  # the cut breaks the cached prefix there
+        assert "not shown here" in r.messages[1]["content"]  # the gap notice opens the transcript
     assert all(r.prompt_tokens <= 5000 for r in records)
+
+
+def test_the_cache_layout_runs_on_the_conversation(assets, monkeypatch):
+    # the object a user's loop runs: one Conversation per script, add_user + prepare() per
+    # question; the record is what that call sent and what it reported
+    from ctxsieve.conversation import Conversation
+
+    prepared = []
+    real = Conversation.prepare
+
+    def spy(self, *args, **kwargs):
+        call = real(self, *args, **kwargs)
+        prepared.append((self.id, call))
+        return call
+
+    monkeypatch.setattr(Conversation, "prepare", spy)
+    session = next(s for s in assets.sessions if len(s.turns) >= 10)
+    records = run_session(EvalConfig("scored_knapsack", "cache"), 1000, session, assets)
+    assert [cid for cid, _ in prepared] == [session.id] * len(session.turns)
+    for r, (_, call) in zip(records, prepared):
+        assert r.messages == call.openai()["messages"]
+        assert (r.prompt_tokens, r.shared_prefix_tokens) == (call.prompt_tokens, call.shared_prefix_tokens)
+        assert r.prompt_tokens <= call.limit.tokens
+    # each reply recorded: the next call's request holds the previous answer
+    assert records[1].messages[3] == {"role": "assistant", "content": session.reply(session.turns[0])}
+
+
+def test_the_eval_is_built_on_the_conversation_not_on_the_stages():
+    # DESIGN.md section 7: edges are built on conversation/, never on stages directly
+    import ast
+    from pathlib import Path
+
+    import ctxsieve.eval
+
+    root = Path(ctxsieve.eval.__file__).parent
+    reaching = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            reaching += [f"{path.name}: {n}" for n in names if n.startswith("ctxsieve.stages")]
+    assert reaching == []

@@ -84,7 +84,7 @@ def add_parser(subparsers: Any) -> None:
         choices=("plain", "transcript"),
         default="plain",
         help="seed layout's history; transcript: earlier turns keep the context they were shown "
-        "(cache-layout configurations always run as an append-only ContextSession)",
+        "(cache-layout configurations always run on an append-only Conversation)",
     )
     p.add_argument(
         "--max-prompt-tokens",

@@ -23,11 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxsieve import Everything, FixedSlots, Policy, ScoredKnapsack
 from ctxsieve.engine import ContextEngine
 from ctxsieve.errors import ConfigError
 from ctxsieve.eval.corpus import CorpusInfo
 from ctxsieve.sources import HistorySource, OKFBundle, OKFIndexSource, OKFSource, RAGSource, SourceConfig, StaticSource
-from ctxsieve.stages.policies import Everything, FixedSlots, Policy, ScoredKnapsack
 
 # Candidate depth. A fixed depth (10 chunks and 4 concepts, about 1,600 tokens on the shipped
 # corpus) fits whole into a 2,000-token budget, so there a larger budget could not raise recall:

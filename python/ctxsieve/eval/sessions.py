@@ -13,8 +13,8 @@ history, and with it the prompt's cached prefix, grows exactly as in a real conv
 In ``transcript`` mode (``contexts``), each earlier turn also keeps the context message it was
 shown, just before its question, as an agent loop keeps its tool results: the conversation is
 then append-only (the seed layout still rewrites its system message every call). The cache
-layout does not use this history: it runs the session as a ``ContextSession``, whose prompt is
-append-only by construction, and records ``reply`` after each call.
+layout does not use this history: it plays the script through a ``Conversation``, whose prompt
+is append-only by construction, and records ``reply`` after each call.
 
 >>> from ctxsieve.eval.corpus import load_corpus
 >>> s = sessions(load_corpus())
