@@ -10,8 +10,10 @@ import pytest
 MODULES = [
     "ctxsieve.integrations._common",
     "ctxsieve.integrations.langchain",
+    "ctxsieve.integrations.langchain_messages",
     "ctxsieve.integrations.mcp",
     "ctxsieve.integrations.pydantic_ai",
+    "ctxsieve.integrations.pydantic_ai_messages",
 ]
 
 

@@ -36,6 +36,7 @@ from ctxsieve.integrations._common import (
     require,
     tool_specs,
 )
+from ctxsieve.integrations.langchain_messages import from_langchain, to_langchain
 from ctxsieve.loop.adapters import parse_summary, summary_header
 from ctxsieve.stages.render import render
 
@@ -302,11 +303,13 @@ def with_context(engine: ContextEngine, *, budget: int | None = None, reader: An
 __all__ = [
     "LangChainAdapter",
     "content_text",
+    "from_langchain",
     "insert_window",
     "langchain_tools",
     "last_human",
     "last_summary",
     "offload",
     "query_of",
+    "to_langchain",
     "with_context",
 ]

@@ -36,6 +36,7 @@ from ctxsieve.integrations._common import (
     tool_specs,
     window_text,
 )
+from ctxsieve.integrations.pydantic_ai_messages import from_pydantic_ai, to_pydantic_ai
 from ctxsieve.loop.adapters import parse_summary, summary_header
 
 _pai = require("pydantic_ai", "pydantic-ai", "pydantic-ai-slim")
@@ -267,7 +268,9 @@ __all__ = [
     "HistoryProcessor",
     "PydanticAIAdapter",
     "context_instructions",
+    "from_pydantic_ai",
     "part_text",
     "pydantic_ai_tools",
     "split_system",
+    "to_pydantic_ai",
 ]
