@@ -26,17 +26,18 @@ from ctxsieve.eval.records import CallRecord, Shown, doc_id, item_tokens, make_r
 from ctxsieve.eval.sessions import EvalScript
 
 
-def conversation(engine: ContextEngine, ceiling: int, script_id: str) -> Conversation:
+def conversation(engine: ContextEngine, ceiling: int) -> Conversation:
     """The conversation of one script: no system text of its own (the eval's instructions are a
     pinned source, so they open the system prompt with the stable items), and the session
     ceiling as the whole input limit (no protocol overhead: the eval sends no tools, and the
-    ceiling is what the prompt may hold)."""
+    ceiling is what the prompt may hold). Its id is its own: a script's id (``q:<question>``)
+    is not one a conversation takes, and the records carry the script's id anyway."""
     if ceiling <= engine.budget.total:
         raise ConfigError(
             f"max_prompt_tokens: must exceed the engine's per-call budget ({engine.budget.total}), got {ceiling}"
         )
     # the conversation counts with the engine's estimator (one token count)
-    return Conversation(engine, limits=Limits(input_ceiling=ceiling, protocol_overhead=0), conversation_id=script_id)
+    return Conversation(engine, limits=Limits(input_ceiling=ceiling, protocol_overhead=0))
 
 
 def prompt_text(call: Call) -> str:
@@ -58,7 +59,7 @@ def play(
     mode: str,
 ) -> list[CallRecord]:
     """One record per question of ``script``, asked in turn order in one conversation."""
-    conv = conversation(engine, ceiling, script.id)
+    conv = conversation(engine, ceiling)
     docs_by_turn: dict[int, list[str]] = {}
     out: list[CallRecord] = []
     for turn, q in enumerate(script.turns, start=1):
