@@ -1,19 +1,25 @@
 """LangChain agents (``langchain`` 1.x): an ``AgentMiddleware`` for ``create_agent``.
 
-``ContextMiddleware`` does, before every model call of the agent loop:
+``ContextMiddleware`` runs every model call of the agent loop through a ``ctxsieve.Conversation``
+(one per agent thread):
 
-1. ``wrap_tool_call``: offload a tool result over the offloader's limit as it is written,
+1. ``wrap_tool_call``: a tool result over the offloader's limit is offloaded as it is written,
    before the thread is checkpointed (``ctx_read``/``ctx_grep`` results excepted: the agent
-   asked for those lines);
-   ``before_model``: the same for results already in the state, then compact the history past
-   the compactor's threshold, in the agent state itself (so each later call starts from the
-   compacted history);
-2. ``wrap_model_call``: build the engine's window for the last human message and add it to
-   this one request only (stable block in the system message, the rest in a context message
-   before that human message); the window is never written to the state. The question is
-   kept in the state (``ctxsieve_query``, private to the graph), so once compaction has
-   summarised the human message away, every later call still gets the window (pinned items
-   included) built for that question, its context after the summary.
+   asked for those lines); ``before_model``: the same for results already in the state, then
+   compaction of the state past the compactor's threshold (the question the turn is about is
+   kept in the state first, ``ctxsieve_query``, private to the graph);
+2. ``wrap_model_call``: the thread's conversation is brought up to the state's messages (what
+   is new since the last call is added, converted with ``from_langchain``); ``prepare`` adds
+   the engine's context on a turn's first call and admits the call for the model's input limit
+   (older turns cut with a gap notice when it does not fit, ``ContextBudgetError`` before the
+   provider is called when the required part alone does not); the model is handed the
+   ``Call``'s messages, converted back: the system prompt with the stable items frozen into it,
+   the context message before each user turn, the state's own message objects everywhere
+   else, in the same order on every call, so each request opens with the previous one. The
+   reply is recorded with its usage. The state never holds the context.
+
+A model call that goes to another model after a failure (``ModelFallbackMiddleware`` placed
+before this one) is re-admitted for that model's window (``Conversation.fallback``).
 
 It also registers the tools of the helpers it was given (``ctx_read``/``ctx_grep``,
 ``session_search``, the memory tools), so the agent can read what was offloaded.
@@ -31,27 +37,33 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from typing_extensions import NotRequired  # typing's own from 3.11; langchain-core depends on it
 
+from ctxsieve.conversation import Call, Conversation
 from ctxsieve.integrations._common import readers_of, require
+from ctxsieve.integrations._conversation import Thread, Threads, with_budget
 from ctxsieve.integrations.langchain import (
     LangChainAdapter,
     content_text,
-    insert_window,
     langchain_tools,
     last_human,
+    last_summary,
     offload,
-    query_of,
 )
+from ctxsieve.integrations.langchain_messages import read_one, write_one
+from ctxsieve.messages import Message
 
 _middleware = require("langchain.agents.middleware", "langchain-agent", "langchain")
 _graph_message = require("langgraph.graph.message", "langchain-agent", "langchain")
 _messages = require("langchain_core.messages", "langchain", "langchain-core")
+_function_calling = require("langchain_core.utils.function_calling", "langchain", "langchain-core")
+_config = require("langgraph.config", "langchain-agent", "langchain")
 AgentMiddleware: Any = _middleware.AgentMiddleware  # imported at run time, so typed as Any
 _AgentState: Any = _middleware.AgentState
 _PrivateStateAttr: Any = require("langchain.agents.middleware.types", "langchain-agent", "langchain").PrivateStateAttr
 
 if TYPE_CHECKING:
+    from ctxsieve.admission.events import EventCallback
+    from ctxsieve.admission.limits import Limits, WindowLookup
     from ctxsieve.engine import ContextEngine
-    from ctxsieve.engine.window import Window
     from ctxsieve.loop.compactor import Compactor
     from ctxsieve.loop.memory import MemoryToolkit
     from ctxsieve.loop.offloader import Offloader
@@ -87,12 +99,19 @@ class ContextState(_AgentState):  # type: ignore[misc]
 
 
 class ContextMiddleware(AgentMiddleware):
-    """Offload, compact and add the window around each model call of a ``create_agent`` loop.
+    """Offload, compact, and run each model call of a ``create_agent`` loop through a
+    ``Conversation`` (context, admission, the cache-stable request).
 
-    Every argument is optional; give the ones you want. ``history`` and ``memory`` only add
-    their tools (pass the same ``history`` to the compactor to archive what it summarises).
-    ``reader`` is who the agent serves: the engine's window is built for it (default: anonymous,
-    public content only); ``history`` and ``memory`` keep the reader they were built with.
+    Every argument is optional; give the ones you want. ``engine`` feeds each user turn;
+    ``budget`` overrides its budget per turn. ``limits`` (``ctxsieve.Limits``), ``window_lookup``
+    (``model name -> context window``) and ``estimator`` are the conversation's (docs/conversation.md);
+    ``model_name(model)`` names the chat model for the window lookup (default: its
+    ``model_name`` or ``model`` attribute). ``compactor`` (a ``ctxsieve.loop.Compactor``)
+    compacts the state past its threshold; ``offloader`` caps tool results as they are written;
+    ``history`` and ``memory`` only add their tools (pass the same ``history`` to the compactor to
+    archive what it summarises). ``reader`` is who the agent serves (default: anonymous, public
+    content only); ``history`` and ``memory`` keep the reader they were built with. ``last`` is
+    the latest admitted ``Call`` (any thread), ``conversation(key)`` a thread's conversation.
     """
 
     state_schema = ContextState
@@ -107,15 +126,26 @@ class ContextMiddleware(AgentMiddleware):
         memory: MemoryToolkit | None = None,
         budget: int | None = None,
         reader: Any = None,
+        limits: Limits | None = None,
+        window_lookup: WindowLookup | None = None,
+        estimator: Any = None,
+        model_name: Callable[[Any], str | None] | None = None,
+        on_event: EventCallback | None = None,
     ):
         super().__init__()
-        self.engine = engine
-        self.budget = budget
+        self.engine = with_budget(engine, budget)
         self.readers = readers_of(reader)
         self.compactor = _with_adapter(compactor)
         self.offloader = _with_adapter(offloader)
+        self.limits = limits
+        self.window_lookup = window_lookup
+        self.estimator = estimator
+        self.model_name = model_name or _model_name
+        self.on_event = on_event
         has_tools = offloader is not None or history is not None or memory is not None
         self.tools = langchain_tools(offloader, history, memory) if has_tools else []
+        self.threads = Threads()
+        self.last: Call | None = None
 
     # -- before_model: the state itself ----------------------------------------------------
 
@@ -163,37 +193,108 @@ class ContextMiddleware(AgentMiddleware):
         result = await handler(request)
         return self._offload(result) if isinstance(result, _messages.ToolMessage) else result
 
-    # -- wrap_model_call: this request only ------------------------------------------------
+    # -- wrap_model_call: the request, through the thread's conversation -------------------
+
+    def conversation(self, key: Any) -> Conversation:
+        """The conversation of thread ``key`` (its ``thread_id``); KeyError when it has none."""
+        for k, thread in self.threads.items():
+            if k in (key, ("thread", key)):
+                return thread.conv
+        raise KeyError(key)
+
+    def _thread(self, request: Any) -> Thread:
+        system = request.system_message
+        tools = [_convert_tool(t) for t in request.tools or ()]
+
+        def make() -> Conversation:
+            return Conversation(
+                self.engine,
+                system=content_text(system.content) if system is not None else "",
+                tools=tools,
+                limits=self.limits,
+                estimator=self.estimator,
+                reader=self.readers,
+                window_lookup=self.window_lookup,
+                on_event=self.on_event,
+            )
+
+        return self.threads.get(_thread_key(request), make)
+
+    def _messages(self, thread: Thread, request: Any) -> list[Message]:
+        msgs = list(request.messages)
+        kept = (request.state or {}).get("ctxsieve_query")
+        k = last_summary(msgs)
+        if kept and last_human(msgs) is None and k is not None:
+            # compaction summarised the question away: it is sent again right after the
+            # summary, so the turn (its context, and the model) is about the question
+            question = thread.extra.get("question")
+            if question is None or question.content != kept:
+                question = thread.extra["question"] = _messages.HumanMessage(kept)
+            msgs.insert(k + 1, question)
+        return thread.read(msgs, lambda m, i: [(read_one(m, f"state messages[{i}]"), m)])
+
+    def _request(self, thread: Thread, request: Any, call: Call) -> Any:
+        self.last = call
+        system = thread.extra.get("system")
+        if call.system and (system is None or system.content != call.system):
+            system = thread.extra["system"] = _messages.SystemMessage(call.system)
+        msgs = [lc for m in call.messages for lc in thread.written(m, write_one)]
+        return request.override(system_message=system if call.system else None, messages=msgs)
 
     @staticmethod
-    def _with_window(request: Any, window: Window) -> Any:
-        head = [request.system_message] if request.system_message is not None else []
-        out = insert_window([*head, *request.messages], window)
-        if out and out[0].type == "system":
-            return request.override(system_message=out[0], messages=out[1:])
-        return request.override(messages=out)
-
-    def _query(self, request: Any) -> str | None:
-        if self.engine is None:
-            return None
-        if last_human(request.messages) is None and (kept := (request.state or {}).get("ctxsieve_query")):
-            return str(kept)
-        # a thread compacted before this middleware saw its question falls back on the summary
-        return query_of(request.messages)
+    def _answered(thread: Thread, result: Any) -> None:
+        ai = result if isinstance(result, _messages.AIMessage) else None
+        for m in getattr(result, "result", None) or ():
+            if ai is None and isinstance(m, _messages.AIMessage):
+                ai = m
+        if ai is not None:
+            thread.answered(read_one(ai, "model response"), ai, usage=ai.usage_metadata)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        query = self._query(request)
-        if query is None or self.engine is None:
-            return handler(request)
-        window = _run(self.engine.build(query, budget=self.budget, reader=self.readers))
-        return handler(self._with_window(request, window))
+        thread = self._thread(request)
+        msgs, model = self._messages(thread, request), self.model_name(request.model)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            call = thread.admit(msgs, model)
+        else:  # a sync invoke from async code: the engine's async sources need their own loop
+            call = _run(thread.aadmit(msgs, model))
+        result = handler(self._request(thread, request, call))
+        self._answered(thread, result)
+        return result
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        query = self._query(request)
-        if query is None or self.engine is None:
-            return await handler(request)
-        window = await self.engine.build(query, budget=self.budget, reader=self.readers)
-        return await handler(self._with_window(request, window))
+        thread = self._thread(request)
+        call = await thread.aadmit(self._messages(thread, request), self.model_name(request.model))
+        result = await handler(self._request(thread, request, call))
+        self._answered(thread, result)
+        return result
+
+
+def _model_name(model: Any) -> str | None:
+    for attr in ("model_name", "model"):
+        name = getattr(model, attr, None)
+        if isinstance(name, str) and name:
+            return name
+    return None
+
+
+def _convert_tool(tool: Any) -> Any:
+    # the schema the chat model is given for the tool, as the conversation counts it
+    return tool if isinstance(tool, dict) else _function_calling.convert_to_openai_tool(tool)
+
+
+def _thread_key(request: Any) -> Any:
+    """The agent thread: LangGraph's ``thread_id``, else the id LangGraph gave the thread's
+    first message (a run without a checkpointer is a thread of its own)."""
+    try:
+        thread_id = _config.get_config().get("configurable", {}).get("thread_id")
+    except RuntimeError:  # outside a runnable context
+        thread_id = None
+    if thread_id is not None:
+        return ("thread", thread_id)
+    first = request.messages[0] if request.messages else None
+    return ("first message", getattr(first, "id", None))
 
 
 __all__ = ["ContextMiddleware"]

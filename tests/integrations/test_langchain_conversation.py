@@ -1,0 +1,190 @@
+"""ContextMiddleware runs each model call of a real ``create_agent`` loop through a Conversation:
+the cache-stable request, admission (cuts with a gap notice, refusal before the provider, the
+fallback's smaller window) and one conversation per agent thread."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelFallbackMiddleware
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
+
+from ctxsieve import ContextBudgetError, ContextEngine, Limits, StaticSource
+from ctxsieve.integrations.langchain import from_langchain
+from ctxsieve.integrations.langchain_agent import ContextMiddleware
+from ctxsieve.messages import openai_chat
+
+
+class Scripted(BaseChatModel):
+    """A chat model whose reply ``script(messages)`` writes; records what it was sent."""
+
+    script: Callable[[list[BaseMessage]], AIMessage]
+    model_name: str = "big"
+    fail: bool = False
+    seen: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any) -> Any:
+        self.seen.append(list(messages))
+        if self.fail:
+            raise RuntimeError(f"{self.model_name} is overloaded")
+        return ChatResult(generations=[ChatGeneration(message=self.script(messages))])
+
+    def bind_tools(self, tools: Any, **kw: Any) -> Any:
+        return self
+
+
+@tool
+def lookup(order: str) -> str:
+    """Look up an order.
+
+    Args:
+        order: the order number.
+    """
+    return f"order {order}: shipped. " + "tracking event " * 60
+
+
+def one_lookup_then_answer(messages: list[BaseMessage]) -> AIMessage:
+    last = messages[-1]
+    if isinstance(last, HumanMessage):
+        n = sum(isinstance(m, HumanMessage) and m.content.startswith("Where") for m in messages)
+        return AIMessage("", tool_calls=[{"name": "lookup", "args": {"order": f"A-{n}"}, "id": f"c{n}"}])
+    return AIMessage("It shipped yesterday. " * 10)
+
+
+def engine() -> ContextEngine:
+    return ContextEngine(
+        [
+            StaticSource("Name the order number you checked.", name="rules", pinned=True),
+            StaticSource(["Parcels ship within 2 working days."], name="kb", kind="knowledge", stability="volatile"),
+        ],
+        budget=300,
+    )
+
+
+def openai(messages: list[BaseMessage]) -> list[dict[str, Any]]:
+    return openai_chat.write(from_langchain(messages))
+
+
+def run_thread(agent: Any, turns: int, thread: str = "t1") -> None:
+    config = {"configurable": {"thread_id": thread}}
+    for n in range(1, turns + 1):
+        agent.invoke({"messages": [HumanMessage(f"Where is order A-{n}? " + "please check. " * 5)]}, config)
+
+
+def test_each_request_opens_with_the_previous_one_and_the_state_holds_no_context() -> None:
+    model = Scripted(script=one_lookup_then_answer)
+    mw = ContextMiddleware(engine())
+    agent = create_agent(
+        model, tools=[lookup], system_prompt="You track orders.", middleware=[mw], checkpointer=InMemorySaver()
+    )
+    run_thread(agent, 4)
+    sent = [openai(s) for s in model.seen]
+    assert len(sent) == 8
+    for prev, cur in itertools.pairwise(sent):
+        assert cur[: len(prev)] == prev  # byte for byte: the provider's prefix cache reads it all
+    last = sent[-1]
+    assert last[0]["role"] == "system" and last[0]["content"].startswith("You track orders.")
+    assert "Name the order number you checked." in last[0]["content"]  # the pinned item, frozen in
+    # per user turn: its context message, then the question
+    questions = [i for i, m in enumerate(last) if m["role"] == "user" and m["content"].startswith("Where")]
+    assert len(questions) == 4 and all("Parcels ship within 2" in last[i - 1]["content"] for i in questions[:1])
+    state = agent.get_state({"configurable": {"thread_id": "t1"}}).values
+    assert not any("Parcels ship" in str(m.content) for m in state["messages"])
+    last_call = mw.last
+    # all but the reply that called the tool and its result
+    assert last_call is not None and last_call.previous_end == len(last_call.messages) - 2
+    assert len(mw.conversation("t1").transcript) == len(state["messages"]) - 0 + 1  # + the first turn's context
+
+
+def test_a_thread_that_outgrows_the_limit_is_cut_with_a_gap_notice() -> None:
+    model = Scripted(script=one_lookup_then_answer)
+    limits = Limits(input_ceiling=1_600, output_reserve=100, protocol_overhead=50)
+    mw = ContextMiddleware(engine(), limits=limits)
+    agent = create_agent(
+        model, tools=[lookup], system_prompt="You track orders.", middleware=[mw], checkpointer=InMemorySaver()
+    )
+    run_thread(agent, 12)
+    conv = mw.conversation("t1")
+    assert conv.cuts, "the thread outgrew its limit"
+    est = conv.estimator
+    for seen in model.seen:
+        body = openai(seen)
+        assert isinstance(seen[0], SystemMessage) and "Name the order number" in seen[0].content
+        recount = sum(4 + sum(est.count([m["content"] or ""])) for m in body)
+        assert recount <= limits.input_ceiling
+    after = [openai(s) for s in model.seen[-4:]]
+    assert all(b[1]["content"].startswith("[") and "earlier turn(s)" in b[1]["content"] for b in after)
+    # a tool call never leaves without its result
+    for seen in model.seen:
+        ids = [c["id"] for m in openai(seen) for c in m.get("tool_calls") or ()]
+        answered = [m["tool_call_id"] for m in openai(seen) if m["role"] == "tool"]
+        assert ids == answered
+
+
+def test_a_turn_that_cannot_fit_is_refused_before_the_model_is_called() -> None:
+    model = Scripted(script=one_lookup_then_answer)
+    mw = ContextMiddleware(limits=Limits(input_ceiling=300, output_reserve=10, protocol_overhead=10))
+    agent = create_agent(model, tools=[lookup], middleware=[mw])
+    with pytest.raises(ContextBudgetError):
+        agent.invoke({"messages": [HumanMessage("x" * 3_000)]})
+    assert model.seen == []
+
+
+def test_the_fallback_model_gets_a_request_admitted_for_its_window() -> None:
+    windows = {"big": 100_000, "small": 1_400}
+    big = Scripted(script=one_lookup_then_answer)
+    small = Scripted(script=one_lookup_then_answer, model_name="small")
+    limits = Limits(input_ceiling=50_000, output_reserve=100, protocol_overhead=50)
+    mw = ContextMiddleware(engine(), limits=limits, window_lookup=windows.get)
+    agent = create_agent(
+        big,
+        tools=[lookup],
+        system_prompt="You track orders.",
+        middleware=[ModelFallbackMiddleware(small), mw],  # the fallback outside: each model is admitted
+        checkpointer=InMemorySaver(),
+    )
+    run_thread(agent, 6)
+    big.fail = True
+    run_thread(agent, 1)
+    conv = mw.conversation("t1")
+    failed, answered = big.seen[-2], small.seen[-2]  # the turn's first call, on each model
+    assert len(small.seen) == 2 and conv.cuts  # both calls of the turn went to the small model
+    assert len(from_langchain(answered)) < len(from_langchain(failed))
+    assert conv.calls[-1].model == "small" and mw.last is not None and mw.last.limit.tokens == 1_300
+    assert mw.last.estimated_input_tokens <= 1_300 and isinstance(answered[0], SystemMessage)
+
+
+def test_each_thread_has_its_own_conversation() -> None:
+    model = Scripted(script=one_lookup_then_answer)
+    mw = ContextMiddleware(engine())
+    agent = create_agent(model, tools=[lookup], system_prompt="s", middleware=[mw], checkpointer=InMemorySaver())
+    run_thread(agent, 2, "a")
+    run_thread(agent, 1, "b")
+    run_thread(agent, 1, "a")
+    a, b = mw.conversation("a"), mw.conversation("b")
+    assert (a.turn, b.turn) == (3, 1) and not a.cuts and not b.cuts
+    with pytest.raises(KeyError):
+        mw.conversation("c")
+
+
+def test_tool_results_are_what_the_agent_state_holds() -> None:
+    model = Scripted(script=one_lookup_then_answer)
+    agent = create_agent(model, tools=[lookup], middleware=[ContextMiddleware()])
+    agent.invoke({"messages": [HumanMessage("Where is order A-1?")]})
+    result = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
+    assert (
+        result.name == "lookup" and result.content.startswith("order A-1: shipped.") and result.id
+    )  # the state's own object
