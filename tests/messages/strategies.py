@@ -132,3 +132,20 @@ def responses_conversations(draw: st.DrawFn) -> list[Message]:
             continue
         out.append(m)
     return out
+
+
+# -- OpenAI Chat with few call ids, so calls and results match, interjections included
+
+_few_ids = st.sampled_from(["a", "b", "c"])
+tangled_chat = st.lists(
+    st.one_of(
+        st.builds(lambda t: Message("user", (Text(t),)), texts),
+        st.builds(
+            lambda t, cs: Message("assistant", ((Text(t),) if t else ()) + tuple(ToolCall(c, "f", "{}") for c in cs)),
+            st.text(max_size=3),
+            st.lists(_few_ids, max_size=3, unique=True),
+        ),
+        st.builds(lambda c, t: Message("tool", (ToolResult(c, (Text(t),)),)), _few_ids, texts),
+    ),
+    max_size=10,
+)

@@ -439,3 +439,32 @@ def test_anthropic_results_after_an_interjection_come_first_in_their_user_messag
             {"type": "text", "text": "hurry"},
         ],
     }
+
+
+def test_openai_chat_results_after_an_interjection_follow_their_call():
+    # the API rejects a tool message that does not follow its call at once; the exchange stays
+    # whole (units), only the results move ahead of what was interjected
+    msgs = [
+        Message("user", (Text("q"),)),
+        Message("assistant", (ToolCall("a", "f", "{}"), ToolCall("b", "g", "{}"))),
+        Message("user", (Text("hurry"),)),
+        Message("tool", (ToolResult("b", (Text("2"),)),)),
+        Message("assistant", (Text("still waiting on a"),)),
+        Message("tool", (ToolResult("a", (Text("1"),)),)),
+        Message("user", (Text("thanks"),)),
+    ]
+    out = openai_chat.write(msgs)
+    assert [(d["role"], d.get("tool_call_id") or d.get("content")) for d in out] == [
+        ("user", "q"),
+        ("assistant", None),
+        ("tool", "b"),
+        ("tool", "a"),
+        ("user", "hurry"),
+        ("assistant", "still waiting on a"),
+        ("user", "thanks"),
+    ]
+    # without an interjection nothing moves, and a call whose result never came stays as it is
+    plain = [msgs[0], msgs[1], msgs[3], msgs[5], msgs[6]]
+    assert openai_chat.read(openai_chat.write(plain)) == plain
+    orphan = [msgs[0], Message("assistant", (ToolCall("z", "f", "{}"),)), msgs[2]]
+    assert openai_chat.read(openai_chat.write(orphan)) == orphan

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxsieve.messages import anthropic, openai_chat, responses
+from tests.messages import strategies
 from tests.messages.strategies import anthropic_conversations, chat_messages, responses_conversations
 
 
@@ -17,13 +18,15 @@ from tests.messages.strategies import anthropic_conversations, chat_messages, re
 def test_openai_chat_round_trip(msgs):
     written = openai_chat.write(msgs, reasoning=True)
     assert json.loads(json.dumps(written)) == written
-    assert openai_chat.read(written) == msgs
+    # results that came after an interjection are written right after their call
+    assert openai_chat.read(written) == [msgs[i] for i in openai_chat.results_first(msgs)]
 
 
 @given(st.lists(chat_messages, max_size=6))
 def test_openai_chat_without_reasoning_drops_only_deepseek_blocks(msgs):
     back = openai_chat.read(openai_chat.write(msgs))
-    assert [tuple(p for p in m.parts if p not in m.reasoning) for m in msgs] == [m.parts for m in back]
+    ordered = [msgs[i] for i in openai_chat.results_first(msgs)]
+    assert [tuple(p for p in m.parts if p not in m.reasoning) for m in ordered] == [m.parts for m in back]
 
 
 @given(anthropic_conversations())
@@ -52,3 +55,30 @@ def test_responses_round_trip(msgs):
     written = responses.write(msgs)
     assert json.loads(json.dumps(written)) == written
     assert responses.read(written) == msgs
+
+
+@given(strategies.tangled_chat)
+def test_results_first_is_a_permutation_that_keeps_results_after_their_call(msgs):
+    order = openai_chat.results_first(msgs)
+    assert sorted(order) == list(range(len(msgs)))
+    pos = {i: k for k, i in enumerate(order)}
+    for i, m in enumerate(msgs):
+        for j in range(i + 1, len(msgs)):
+            answers = {r.call_id for r in msgs[j].tool_results}
+            if answers and answers <= {c.id for c in m.tool_calls}:
+                assert pos[j] > pos[i]  # never before the call it answers
+
+
+@given(strategies.tangled_chat)
+def test_openai_chat_round_trip_with_interjections(msgs):
+    written = openai_chat.write(msgs)
+    assert openai_chat.read(written) == [msgs[i] for i in openai_chat.results_first(msgs)]
+    # a result follows its call at once (only other results between), as the API wants: the
+    # call is the latest assistant message making it, and no earlier result answered it
+    for k, d in enumerate(written):
+        if d["role"] != "tool":
+            continue
+        cid = d["tool_call_id"]
+        callers = [a for a in range(k) if cid in {c["id"] for c in written[a].get("tool_calls") or ()}]
+        if callers and not any(written[t].get("tool_call_id") == cid for t in range(callers[-1] + 1, k)):
+            assert all(written[t]["role"] == "tool" for t in range(callers[-1] + 1, k)), written

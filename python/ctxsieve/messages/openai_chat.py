@@ -31,6 +31,7 @@ from typing import Any
 
 from ctxsieve.messages import _common as c
 from ctxsieve.messages.model import Image, Message, MessageError, Part, Reasoning, Text, ToolCall, ToolResult
+from ctxsieve.messages.units import units
 from ctxsieve.messages.wire import WireCache
 
 # "developer" is OpenAI's newer name for the system role (reasoning models); read as system.
@@ -191,17 +192,68 @@ def write(
     """Chat Completions message dicts. Reasoning goes out (as ``reasoning_content``) only with
     ``reasoning=True`` and only DeepSeek's: a block is sent back to the provider that made it.
     The audience is never written: it is a label for admission, not prompt text. ``cache``
-    (a ``WireCache``) writes each message once across calls."""
-    out: list[dict[str, Any]] = []
-    if cache is None:
-        for i, m in enumerate(messages):
-            out += write_one(m, f"messages[{i}]", reasoning=reasoning)
-        return out
+    (a ``WireCache``) writes each message once across calls.
+
+    The API wants an assistant's tool calls followed at once by their tool messages: results
+    that come after an interjection (a user, a second assistant message) are written right
+    after their call, before it; nothing else moves."""
     codec = "openai_chat+r" if reasoning else "openai_chat"
-    for i, m in enumerate(messages):
-        written = cache.get(codec, m, lambda: write_one(m, f"messages[{i}]", reasoning=reasoning))  # noqa: B023
-        out += [dict(d) for d in written]
+    order = results_first(messages) if _interjected(messages) else range(len(messages))
+    out: list[dict[str, Any]] = []
+    for i in order:
+        m = messages[i]
+        if cache is None:
+            out += write_one(m, f"messages[{i}]", reasoning=reasoning)
+        else:
+            written = cache.get(codec, m, lambda: write_one(m, f"messages[{i}]", reasoning=reasoning))  # noqa: B023
+            out += [dict(d) for d in written]
     return out
 
 
-__all__ = ["PART_TYPES", "READ_ROLES", "read", "read_one", "write", "write_one"]
+def _interjected(messages: Sequence[Message]) -> bool:
+    """Whether a message that is not one of its results comes between an assistant's calls and
+    their results. A tight loop over parts: it runs on every call of a long conversation."""
+    pending: set[str] = set()  # calls of the last assistant message not yet answered
+    for m in messages:
+        role = m.role
+        if role == "tool":
+            for r in m.parts:
+                if r.call_id in pending:  # type: ignore[union-attr]
+                    pending.discard(r.call_id)  # type: ignore[union-attr]
+                elif pending:
+                    return True  # another call's result between a call and its own
+        elif pending:
+            return True
+        elif role == "assistant":
+            for p in m.parts:
+                if type(p) is ToolCall:
+                    pending.add(p.id)
+    return False
+
+
+def results_first(messages: Sequence[Message]) -> list[int]:
+    """The order OpenAI Chat takes ``messages`` in: within each exchange (a call with its
+    results, ``ctxsieve.messages.units``), every tool message whose results all answer an
+    assistant message's calls comes right after it; the rest keep their order."""
+    order: list[int] = []
+    for u in units(messages):
+        placed = [False] * len(u)
+        for k in range(len(u)):
+            if placed[k]:
+                continue
+            order.append(u.start + k)
+            calls = {c.id for c in u.messages[k].tool_calls}
+            later: set[str] = set()  # ids called again after k: their results answer that call
+            for j in range(k + 1, len(u)):
+                if not calls:
+                    break
+                answers = {r.call_id for r in u.messages[j].tool_results}
+                if not placed[j] and answers and answers <= calls and not answers & later:
+                    order.append(u.start + j)
+                    placed[j] = True
+                    calls -= answers
+                later.update(c.id for c in u.messages[j].tool_calls)
+    return order
+
+
+__all__ = ["PART_TYPES", "READ_ROLES", "read", "read_one", "results_first", "write", "write_one"]
