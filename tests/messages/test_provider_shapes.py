@@ -24,6 +24,7 @@ from ctxsieve.messages import (
     response_message,
     responses,
 )
+from ctxsieve.messages.wire import WireCache
 
 # https://platform.openai.com/docs/guides/function-calling (Chat Completions, tool calls)
 CHAT_COMPLETION = {
@@ -468,3 +469,18 @@ def test_openai_chat_results_after_an_interjection_follow_their_call():
     assert openai_chat.read(openai_chat.write(plain)) == plain
     orphan = [msgs[0], Message("assistant", (ToolCall("z", "f", "{}"),)), msgs[2]]
     assert openai_chat.read(openai_chat.write(orphan)) == orphan
+
+
+def test_openai_chat_result_images_wait_for_the_results_of_the_other_calls():
+    # results of parallel calls in two tool messages: the user message with the first one's
+    # image goes after both, so the second result still follows the call at once
+    msgs = [
+        Message("assistant", (ToolCall("a", "f", "{}"), ToolCall("b", "g", "{}"))),
+        Message("tool", (ToolResult("a", (Text("1"), Image(url="https://x/p.png"))),)),
+        Message("tool", (ToolResult("b", (Text("2"),)),)),
+        Message("assistant", (Text("ok"),)),
+    ]
+    for cache in (None, WireCache()):
+        out = openai_chat.write(msgs, cache=cache)
+        assert [d["role"] for d in out] == ["assistant", "tool", "tool", "user", "assistant"]
+        assert out[3]["content"][1] == {"type": "image_url", "image_url": {"url": "https://x/p.png"}}

@@ -200,14 +200,34 @@ def write(
     codec = "openai_chat+r" if reasoning else "openai_chat"
     order = results_first(messages) if _interjected(messages) else range(len(messages))
     out: list[dict[str, Any]] = []
+    pictures: set[int] = set()  # the user messages carrying tool results' images
     for i in order:
         m = messages[i]
         if cache is None:
-            out += write_one(m, f"messages[{i}]", reasoning=reasoning)
+            written = write_one(m, f"messages[{i}]", reasoning=reasoning)
         else:
             written = cache.get(codec, m, lambda: write_one(m, f"messages[{i}]", reasoning=reasoning))  # noqa: B023
-            out += [dict(d) for d in written]
-    return out
+            written = [dict(d) for d in written]
+        if len(written) > 1 and written[-1]["role"] == "user":
+            pictures.add(id(written[-1]))
+        out += written
+    return _after_results(out, pictures) if pictures else out
+
+
+def _after_results(out: list[dict[str, Any]], pictures: set[int]) -> list[dict[str, Any]]:
+    """``out`` with each user message of result images moved after the tool messages that
+    follow it (the results of the same calls, written from later tool messages)."""
+    done: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []
+    for d in out:
+        if id(d) in pictures:
+            held.append(d)
+            continue
+        if held and d["role"] != "tool":
+            done += held
+            held = []
+        done.append(d)
+    return done + held
 
 
 def _interjected(messages: Sequence[Message]) -> bool:
