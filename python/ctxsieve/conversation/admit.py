@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from ctxsieve.admission.calls import CallRecord, persist_snapshot
+from ctxsieve.admission.context import CONTEXT_HEADER
 from ctxsieve.admission.errors import ContextBudgetError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
@@ -29,6 +30,7 @@ from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.context import select_context, system_text
 from ctxsieve.conversation.cuts import Cut, gap_notice
+from ctxsieve.conversation.system import head as system_head
 from ctxsieve.messages import Message, Text, openai_chat
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
@@ -74,8 +76,8 @@ def _cut(conv: Conversation, keep: int, call_index: int) -> Cut | None:
     shown.carried = [*shown.carried, *pinned]
     t.start = new_start
     conv._wire.retain(t.messages(new_start))
-    notice = gap_notice(omitted_turns, t.tokens(0, new_start), conv.history is not None, shown.carried)
-    conv._notice = (notice, conv._cost(notice))
+    notice = gap_notice(conv.gap_notice, omitted_turns, t.tokens(0, new_start), conv.history is not None, shown.carried)
+    conv._notice = None if notice is None else (notice, conv._cost(notice))
     cut = Cut(call_index, new_start, new_start, omitted_turns, t.tokens(0, new_start), _history(conv))
     conv.cuts.append(cut)
     conv.events.emit(WINDOW_DROP, {"conversation_id": conv.id, **cut.event})
@@ -87,7 +89,7 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     t = conv.transcript
     lim = conv._limit_tokens
     turn = t.tokens(conv._turn_start, len(t))
-    want = conv.engine.budget.total
+    want = _wanted(conv)
     if fixed + turn + _history(conv) + want > lim:
         _cut(conv, _keep(conv, lim - fixed - turn - want), call_index)
     room = lim - fixed - turn - _history(conv)
@@ -114,13 +116,35 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     if conv.system is None:
         conv.shown.stable = list(ctx.stable)
         _freeze(conv, system_text(conv._base_system, ctx.stable))
-    if not ctx.added:
+    if not ctx.added and conv._attribution is None:
         return 0
-    msg = Message("user", (Text(ctx.text()),))
+    msg = Message("user", (Text(context_message(ctx.text(), conv._attribution)),))
     cost = conv._cost(msg)
     t.insert(conv._turn_start, msg, cost, kind="context", turn=conv.turn)
     conv.shown.by_turn[conv.turn] = list(ctx.added)
     return cost
+
+
+def _wanted(conv: Conversation) -> int:
+    """What the engine may add this turn: its budget, within ``Limits.memory_ceiling``."""
+    want = int(conv.engine.budget.total)
+    ceiling = conv.limits.memory_ceiling
+    return want if ceiling is None else min(want, ceiling)
+
+
+def context_message(blocks: str, attribution: str | None) -> str:
+    """A turn's context message: it says what it is (reference material, not instructions),
+    who sent the turn's message when known, then the engine's blocks."""
+    head = CONTEXT_HEADER + (f"[current message from: {attribution}]\n" if attribution else "")
+    return head + "\n" + blocks if blocks else head.rstrip("\n")
+
+
+def _start_system(conv: Conversation, limit: InputLimit) -> None:
+    """The first call fixes the system prompt's head: instructions, labels, the roster that fits."""
+    cap = limit.skills_cap(conv.limits.skills_fraction)
+    text, n = system_head(conv._instructions, conv.labels, conv._skills, cap, conv._count)
+    conv._base_system, conv.skills_included = text, n
+    conv._base_system_tokens = conv._text_cost(text)
 
 
 def _freeze(conv: Conversation, text: str) -> None:
@@ -144,7 +168,7 @@ def cut_needed(conv: Conversation, limit: InputLimit, with_tools: bool, context_
     system = conv._system_tokens if conv.system is not None else conv._base_system_tokens
     fixed = system + (conv._tools_tokens if with_tools else 0) + conv.limits.protocol_overhead
     turn = t.tokens(conv._turn_start, len(t))
-    want = conv.engine.budget.total if context_due else 0
+    want = _wanted(conv) if context_due else 0
     if fixed + _history(conv) + turn + want <= limit.tokens:
         return None
     return _keep(conv, limit.tokens - fixed - turn - want)
@@ -163,6 +187,8 @@ def admit(
     notes: list[str] = [limit.note] if limit.note else []
     overhead = conv.limits.protocol_overhead
     tools = conv._tools_tokens if with_tools else 0
+    if conv.system is None:
+        _start_system(conv, limit)
     if gathered is not None:
         system = conv._system_tokens if conv.system is not None else conv._base_system_tokens
         _context(conv, gathered, system + tools + overhead, call_index, notes)
@@ -172,6 +198,9 @@ def admit(
     if fixed + _history(conv) + t.tokens(conv._turn_start, len(t)) > lim:
         turn = t.tokens(conv._turn_start, len(t))
         _cut(conv, _keep(conv, lim - fixed - turn), call_index)
+    ceiling = conv.limits.history_ceiling
+    if ceiling is not None and _history(conv) > ceiling:
+        _cut(conv, _keep(conv, ceiling), call_index)
     ctx_tokens, ctx_at = _context_tokens(conv)
     turn = t.tokens(conv._turn_start, len(t))
     hist = _history(conv)
@@ -225,6 +254,7 @@ def admit(
             "already_shown": len(ctx.matched) if ctx is not None else 0,
         },
         "tools": {"schemas": len(conv.tools), "included": len(conv.tools) if with_tools else 0},
+        "skills": {"roster": len(conv._skills), "included": conv.skills_included},
         "messages": {"turn_messages": end - conv._turn_start},
     }
     report = ContextAssemblyReport(

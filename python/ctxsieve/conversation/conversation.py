@@ -41,7 +41,7 @@ from typing import Any
 
 from ctxsieve.admission.accounting import schema_json
 from ctxsieve.admission.calls import CallRecord
-from ctxsieve.admission.context import SystemPrompt
+from ctxsieve.admission.context import SystemPrompt, coerce_skills
 from ctxsieve.admission.errors import AudienceError, ContextBudgetError, TurnStateError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP, EventCallback, Events
 from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup, resolve_input_limit, resolve_input_limit_async
@@ -52,7 +52,7 @@ from ctxsieve.conversation.admit import admit, cut_needed
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction import compact
 from ctxsieve.conversation.context import Shown, TurnContext
-from ctxsieve.conversation.cuts import Cut
+from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
 from ctxsieve.conversation.transcript import Transcript
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
@@ -90,7 +90,12 @@ class Conversation:
     fixed for its life. ``offloader``: caps tool results as they are written. ``history``: a
     ``SessionHistory`` that archives what a cut leaves out (for ``session_search``).
     ``compactor``: summarises what a cut would drop (``ctxsieve.conversation.compaction``).
-    ``cut_to``: the share of the input limit a cut leaves (one cut, then room to grow again).
+    ``cut_to``: the share of the room for older turns a cut leaves (one cut, then room to grow
+    again). ``skills``: the skill roster (names and descriptions), whole entries up to
+    ``Limits.skills_fraction`` of the window; ``labels``: conversation labels (channel, tenant)
+    stated in the system prompt; ``gap_notice``: the text after a cut (``{turns}``, ``{tokens}``
+    and ``{search}`` are filled in). ``Limits.memory_ceiling`` caps what the engine adds per
+    turn and ``Limits.history_ceiling`` what older turns may hold.
     """
 
     def __init__(
@@ -112,6 +117,9 @@ class Conversation:
         run_limits: RunLimits | RunBudget | None = None,
         cut_to: float = 0.5,
         conversation_id: str | None = None,
+        skills: Sequence[Any] = (),
+        labels: Mapping[str, str] | None = None,
+        gap_notice: str = DEFAULT_GAP_NOTICE,
     ):
         self.engine = engine
         self.limits = limits or Limits()
@@ -148,10 +156,25 @@ class Conversation:
                 raise ConfigError(f"tools[{i}]: expected a tool schema mapping, got {type(t).__name__}")
         self.tools = tuple(tools)
         self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
-        self._base_system = system.render() if isinstance(system, SystemPrompt) else str(system)
-        self._base_system_tokens = (
-            MESSAGE_FRAMING_TOKENS + self._count([self._base_system])[0] if self._base_system else 0
-        )
+        self._instructions = system.render() if isinstance(system, SystemPrompt) else str(system)
+        self._skills = coerce_skills(skills)
+        self.labels = dict(labels or {})
+        for k, v in self.labels.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise ConfigError(f"labels: expected str keys and values, got {k!r}: {v!r}")
+        if not isinstance(gap_notice, str):
+            raise ConfigError(f"gap_notice: must be a str, got {type(gap_notice).__name__}")
+        try:  # here, not at the first cut, where it could not be undone
+            gap_notice.format(turns=0, tokens=0, search="")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ConfigError(
+                f"gap_notice: only {{turns}}, {{tokens}} and {{search}} may be filled in, got {gap_notice!r} ({exc!r})"
+            ) from None
+        self.gap_notice = gap_notice
+        self.skills_included = 0  # roster entries the system prompt holds (fixed by the first call)
+        self._base_system = self._instructions  # the system prompt's head; the first call adds labels and skills
+        self._base_system_tokens = self._text_cost(self._base_system)
+        self._attribution: str | None = None  # who sent the current turn's message
         self.system: str | None = None  # frozen by the first call: the stable prefix
         self._system_tokens = 0
         self.transcript = Transcript()
@@ -180,6 +203,10 @@ class Conversation:
     def _count(self, texts: list[str]) -> list[int]:
         return self.estimator.count(texts) if texts else []
 
+    def _text_cost(self, text: str) -> int:
+        """A text sent as one message of its own (the system prompt): framing + its estimate."""
+        return MESSAGE_FRAMING_TOKENS + self._count([text])[0] if text else 0
+
     def _cost(self, m: Message) -> int:
         return MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + len(m.images) * self.limits.image_tokens
 
@@ -190,8 +217,11 @@ class Conversation:
             raise MessageError(f"{where}: a system message goes in Conversation(system=...), not in the transcript")
         return m
 
-    def add_user(self, content: Any, *, audience: Any = None) -> None:
-        """Start a user turn with ``content`` (text, a provider dict or SDK object, a Message)."""
+    def add_user(self, content: Any, *, audience: Any = None, attribution: str | None = None) -> None:
+        """Start a user turn with ``content`` (text, a provider dict or SDK object, a Message).
+        ``attribution`` (who sent it: a name, a channel) goes in that turn's context message."""
+        if attribution is not None and not isinstance(attribution, str):
+            raise TypeError(f"attribution: expected str, got {type(attribution).__name__}")
         msgs = [user(content)] if isinstance(content, str) else read_any(content, "user message")
         if audience is not None:
             from ctxsieve.audience import parse_audience
@@ -200,6 +230,7 @@ class Conversation:
             msgs = [replace(m, audience=label) for m in msgs]
         for m in msgs:
             self.add(m)
+        self._attribution = attribution
 
     def add(self, message: Any) -> None:
         """Add what the loop produced: a user, assistant or tool message in any provider shape.
@@ -215,6 +246,7 @@ class Conversation:
                 self.turn += 1
                 self._turn_start = len(self.transcript)
                 self._query = m.text
+                self._attribution = None
                 self.context = None
             self.transcript.append(m, self._cost(m), kind="message", turn=self.turn)
 

@@ -43,13 +43,17 @@ class Cut:
         }
 
 
-def gap_notice(turns: int, tokens: int, searchable: bool, pinned: Sequence[ContextItem] = ()) -> Message:
-    """The user message that opens the prompt after a cut."""
+DEFAULT_GAP_NOTICE = (
+    "[{turns} earlier turn(s) of this conversation are not shown here, in whole or in part "
+    "({tokens} estimated tokens).{search}]"
+)
+
+
+def gap_notice(
+    template: str, turns: int, tokens: int, searchable: bool, pinned: Sequence[ContextItem] = ()
+) -> Message | None:
+    """The user message that opens the prompt after a cut (None: no notice and nothing pinned)."""
     how = f" Call the {SESSION_SEARCH_TOOL} tool to fetch them if they matter." if searchable else ""
-    text = (
-        f"[{turns} earlier turn(s) of this conversation are not shown here, in whole or in part "
-        f"({tokens} estimated tokens).{how}]"
-    )
-    if pinned:
-        text += "\n\n" + "\n\n".join(block(i) for i in pinned)
-    return Message("user", (Text(text),))
+    parts = [template.format(turns=turns, tokens=tokens, search=how)] if template else []
+    parts += [block(i) for i in pinned]
+    return Message("user", (Text("\n\n".join(parts)),)) if parts else None

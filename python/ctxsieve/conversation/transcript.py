@@ -113,8 +113,14 @@ class Transcript:
 
     def cut_point(self, end: int, keep_tokens: int) -> int:
         """The earliest unit boundary in ``[start, end]`` from which the messages up to ``end``
-        cost at most ``keep_tokens`` (``end`` itself when nothing fits)."""
+        cost at most ``keep_tokens`` (``end`` itself when nothing fits). Only boundaries where a
+        user message begins count (``end`` is one: a turn begins there), so what stays opens
+        with a user message, as Anthropic requires, with or without a gap notice."""
         target = self._prefix[end] - keep_tokens
-        bounds = [self.start, *self.boundaries(self.start, end)]
+        bounds = [
+            b
+            for b in (self.start, *self.boundaries(self.start, end))
+            if b == end or self._entries[b].message.role == "user"
+        ]
         k = bisect_left([self._prefix[b] for b in bounds], target)
         return bounds[k] if k < len(bounds) else end
