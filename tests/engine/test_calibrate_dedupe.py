@@ -59,7 +59,8 @@ def test_sources_become_comparable():
     # BM25 scores in the tens against cosines below 1: by rank, each source's best is 1.0
     bm25 = StaticSource([item("bm25-top", 14.0, tokens=50), item("bm25-2", 12.0, tokens=50)], name="bm25")
     vec = StaticSource([item("vec-top", 0.82, tokens=50), item("vec-2", 0.80, tokens=50)], name="vec")
-    window = ContextEngine([bm25, vec], budget=100).build_sync("q")
+    # room for two of the four (their wrappers and the context message's framing included)
+    window = ContextEngine([bm25, vec], budget=150).build_sync("q")
     assert {i.id for i in window.items} == {"bm25-top", "vec-top"}
 
 

@@ -22,6 +22,9 @@ from ctxsieve import (
     StaticSource,
 )
 from ctxsieve.cli import main
+from ctxsieve.stages.render import SEPARATOR, wrapper
+from ctxsieve.tokenizers import resolve_estimator
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 from .helpers import item, text
 
@@ -91,10 +94,13 @@ def test_token_counts_are_computed_once_per_distinct_text():
     web = StaticSource([item("c", tokens=None, content=same)], name="web")
     engine = ContextEngine([kb, web], budget=1000, tokenizer=counter, dedupe_threshold=None)
     first = engine.build_sync("q")
-    assert calls == [[same, "other text"]]
-    assert [first.trace.entry(k).tokens for k in "abc"] == [len(same), 10, len(same)]
+    # one call for the contents (the shared one once), one for what each is wrapped in
+    wrapped = {i.id: "".join(wrapper(i)) + SEPARATOR for i in first.items}
+    assert calls == [[same, "other text"], [wrapped["a"], wrapped["b"], wrapped["c"]]]
+    sizes = [len(same) + len(wrapped["a"]), 10 + len(wrapped["b"]), len(same) + len(wrapped["c"])]
+    assert [first.trace.entry(k).tokens for k in "abc"] == sizes
     engine.build_sync("another query")
-    assert len(calls) == 1, "a repeated candidate must not be counted again"
+    assert len(calls) == 2, "a repeated candidate must not be counted again"
 
 
 def test_tokenizer_object_with_count_batch():
@@ -105,12 +111,16 @@ def test_tokenizer_object_with_count_batch():
             return [7] * len(texts)
 
     engine = ContextEngine([StaticSource([item("a", tokens=None)], name="kb")], budget=100, tokenizer=Tok())
-    assert engine.build_sync("q").tokens_used == 7
+    # 7 for the content, 7 for its wrapper, and the framing of the context message
+    assert engine.build_sync("q").tokens_used == 7 + 7 + MESSAGE_FRAMING_TOKENS
 
 
 def test_tokens_given_by_a_source_are_trusted():
-    engine = ContextEngine([StaticSource([item("a", tokens=3, content="x" * 300)], name="kb")], budget=10)
-    assert engine.build_sync("q").tokens_used == 3
+    given = item("a", tokens=3, content="x" * 300)  # 100 tokens by bytes/3
+    window = ContextEngine([StaticSource([given], name="kb")], budget=100).build_sync("q")
+    (wrapping,) = resolve_estimator("bytes/3").count(["".join(wrapper(window.items[0])) + SEPARATOR])
+    assert window.scored[0].tokens == 3 + wrapping
+    assert window.tokens_used == 3 + wrapping + MESSAGE_FRAMING_TOKENS
 
 
 def test_build_many_on_threads_matches_sequential_builds():
@@ -189,7 +199,7 @@ def test_window_invariants(groups, budget, layout):
     # one entry per proposed item, in proposal order; the window is exactly the included ones
     assert [e.id for e in w.trace] == [i.id for i in proposed]
     assert sorted(i.id for i in w.items) == sorted(e.id for e in w.trace if e.included)
-    assert w.tokens_used == sum(e.tokens for e in w.trace if e.included) <= budget
+    assert w.tokens_used == sum(e.tokens for e in w.trace if e.included) + w.framing_tokens <= budget
     # rebuilding gives the same window, byte for byte
     assert engine.build_sync("q").to_text() == w.to_text()
     # stable items open the window
@@ -200,7 +210,7 @@ def test_window_invariants(groups, budget, layout):
 def test_explain_cli_prints_the_trace(tmp_path, capsys):
     policy = tmp_path / "p.yaml"
     policy.write_text(
-        "apiVersion: ctxsieve/v1\nkind: ContextPolicy\nspec:\n  budget: 10\n  sources:\n"
+        "apiVersion: ctxsieve/v1\nkind: ContextPolicy\nspec:\n  budget: 40\n  sources:\n"
         "    - {name: sys, type: static, text: 'Be brief.', pinned: true}\n"
         "    - {name: kb, type: static, text: ['" + "a long paragraph " * 5 + "', 'short'], kind: knowledge}\n",
         encoding="utf-8",
@@ -210,7 +220,8 @@ def test_explain_cli_prints_the_trace(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0].split() == ["id", "source", "kind", "raw", "calib", "final", "tokens", "in", "reason"]
     assert any(line.split()[0] == "kb:0" and line.split()[-1] == "budget" for line in lines[1:4])
-    assert "2 of 3 items, 5/10 tokens" in out
+    # sys 3 + a separator; short 2 + its wrapper 21; the system message's framing 4
+    assert "2 of 3 items, 31/40 tokens" in out
     assert main(["explain", "--config", str(policy), "--query", "hello"]) == 0
     table = capsys.readouterr().out
     assert "kb:0" in table and "budget" in table and "pinned" in table
@@ -253,10 +264,11 @@ def test_a_tokenizers_counts_are_plain_ints_or_a_config_error_naming_it():
 
     kb = StaticSource([item("a", tokens=None), item("b", tokens=None)], name="kb")
     window = ContextEngine([kb], budget=1000, tokenizer=lambda ts: np.array([7] * len(ts))).build_sync("q")
-    assert window.tokens_used == 14 and type(window.tokens_used) is int
+    # two items of 7 + 7 (content, wrapper), and the context message's framing
+    assert window.tokens_used == 28 + MESSAGE_FRAMING_TOKENS and type(window.tokens_used) is int
     json.dumps(window.report())  # numpy ints would not serialise
     generated = ContextEngine([kb], budget=1000, tokenizer=lambda ts: (3 for _ in ts)).build_sync("q")
-    assert generated.tokens_used == 6
+    assert generated.tokens_used == 12 + MESSAGE_FRAMING_TOKENS
     for counts, message in (
         ([2.5, 1.0], "counts must be ints, got float"),
         ([-1, 3], "counts must be >= 0"),

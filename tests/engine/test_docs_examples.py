@@ -19,6 +19,7 @@ MODULES = [
     "ctxsieve.stages.calibrate",
     "ctxsieve.stages.policies",
     "ctxsieve.stages.render",
+    "ctxsieve.stages.cost",
     "ctxsieve.sources.static",
     "ctxsieve.sources.history",
     "ctxsieve.engine.session",

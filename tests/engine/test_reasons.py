@@ -13,19 +13,25 @@ from ctxsieve import (
     SourceConfig,
     StaticSource,
 )
-from ctxsieve.types import EXCLUDED_REASONS, INCLUDED_REASONS
+from ctxsieve.types import EXCLUDED_REASONS, INCLUDED_REASONS, MESSAGE_FRAMING_TOKENS
 
-from .helpers import item
+from .helpers import item, only_given_tokens
+
+# The windows below open two messages (the system message of the stable instruction and the context
+# message of the rest): the budget pays their framing first, and the fill worked out by hand
+# below is of what is left. Items cost their given tokens (only_given_tokens); a history item
+# of 1 token costs 5 with its message's framing.
+FRAMING = 2 * MESSAGE_FRAMING_TOKENS
 
 
-def reasons_engine(policy=None, budget=100):
+def reasons_engine(policy=None, budget=100 + FRAMING):
     a = item("a", 0.9, tokens=30)
     kb = [a, item("b", 0.8, tokens=30), item("c", 0.7, tokens=30), item("d", 0.1, tokens=5)]
     kb.append(item("dep", 0.6, tokens=5, deprecated=True))
     web = [item("w1", 0.9, tokens=8), item("w2", 0.5, tokens=8)]
     hist = [
-        item("h0", 0, tokens=5, kind="history", order_key="0"),
-        item("h1", 1, tokens=5, kind="history", order_key="1"),
+        item("h0", 0, tokens=1, kind="history", order_key="0"),
+        item("h1", 1, tokens=1, kind="history", order_key="1"),
     ]
     sys = item("sys", 1.0, tokens=20, pinned=True, kind="instruction", stability="stable")
     return ContextEngine(
@@ -38,6 +44,7 @@ def reasons_engine(policy=None, budget=100):
         ],
         budget=budget,
         policy=policy or ScoredKnapsack(min_score=0.3),
+        estimator=only_given_tokens,
     )
 
 
@@ -62,7 +69,7 @@ def test_every_reason_in_one_window():
         "dep": "deprecated",
         "a_copy": "duplicate_of:a",
     }
-    assert window.tokens_used == 98
+    assert window.tokens_used == 98 + FRAMING and window.framing_tokens == FRAMING
     assert {e.id for e in window.trace if e.included} == {i.id for i in window.items}
     assert set(window.trace.reasons()) == set(INCLUDED_REASONS) | set(EXCLUDED_REASONS)
     assert window.trace.entry("dep").adjustments == ("deprecated",)
@@ -74,28 +81,30 @@ def test_include_deprecated_lets_it_compete():
     # dep (0.4, 5 tokens) now competes after h0 (0.5): at 100 it would be 103 (budget) ...
     assert reasons_engine(policy).build_sync("q").trace.entry("dep").reason == "budget"
     # ... and with 3 more tokens it goes in
-    window = reasons_engine(policy, budget=103).build_sync("q")
+    window = reasons_engine(policy, budget=103 + FRAMING).build_sync("q")
     assert window.trace.entry("dep").reason == "selected"
-    assert window.tokens_used == 103
+    assert window.tokens_used == 103 + FRAMING
 
 
 def test_pinned_over_budget_names_each_item():
     engine = ContextEngine(
         [StaticSource([item("p1", tokens=20, pinned=True), item("p2", tokens=25, pinned=True)], name="s")],
         budget=30,
+        estimator=only_given_tokens,
     )
     with pytest.raises(BudgetExceededError) as info:
         engine.build_sync("q")
     assert info.value.items == [("p1", 20), ("p2", 25)]
     assert "p1 (20 tokens)" in str(info.value) and "p2 (25 tokens)" in str(info.value)
     assert info.value.budget == 30
+    assert f"the budget of 30 less {MESSAGE_FRAMING_TOKENS} tokens of message framing" in str(info.value)
 
 
 def test_everything_raises_when_it_cannot_fit_and_truncates_on_request():
     with pytest.raises(BudgetExceededError) as info:
         reasons_engine(Everything()).build_sync("q")
     # every candidate except the duplicate and the deprecated one
-    assert info.value.budget == 100
+    assert info.value.budget == 100 + FRAMING
     assert dict(info.value.items)["c"] == 30 and "a_copy" not in dict(info.value.items)
     assert sum(t for _, t in info.value.items) == 20 + 30 + 30 + 30 + 5 + 8 + 8 + 5 + 5
     window = reasons_engine(Everything(truncate=True)).build_sync("q")
@@ -103,12 +112,12 @@ def test_everything_raises_when_it_cannot_fit_and_truncates_on_request():
     # 0.5 (h0 first by id) -> 98, w2 would be 106 (budget), d 0.2 5 tokens -> 103 (budget)
     assert window.trace.entry("w2").reason == "budget"
     assert window.trace.entry("d").reason == "budget"
-    assert window.tokens_used == 98
+    assert window.tokens_used == 98 + FRAMING
 
 
 def test_everything_fits():
     window = reasons_engine(Everything(), budget=1000).build_sync("q")
-    assert window.tokens_used == 141  # sys 20, a b c 90, d 5, w1 w2 16, h0 h1 10
+    assert window.tokens_used == 141 + FRAMING  # sys 20, a b c 90, d 5, w1 w2 16, h0 h1 10
     assert window.trace.entry("dep").reason == "deprecated"
 
 
@@ -125,10 +134,14 @@ def test_fixed_slots_caps_each_source_by_share():
 def test_beta_prefers_value_per_token():
     small, big = item("small", 0.5, tokens=4), item("big", 0.9, tokens=40)
     src = StaticSource([small, big], name="kb")
-    plain = ContextEngine([SourceConfig(src, mode="raw")], budget=40).build_sync("q")
+    # 40 tokens for the items, and the framing of the one context message they open
+    budget = 40 + MESSAGE_FRAMING_TOKENS
+    plain = ContextEngine([SourceConfig(src, mode="raw")], budget=budget, estimator=only_given_tokens).build_sync("q")
     assert [i.id for i in plain.items] == ["big"]
     # with beta=1: small 0.5/4 = 0.125 beats big 0.9/40 = 0.0225; then big no longer fits
-    dense = ContextEngine([SourceConfig(src, mode="raw")], budget=40, policy=ScoredKnapsack(beta=1)).build_sync("q")
+    dense = ContextEngine(
+        [SourceConfig(src, mode="raw")], budget=budget, policy=ScoredKnapsack(beta=1), estimator=only_given_tokens
+    ).build_sync("q")
     assert [i.id for i in dense.items] == ["small"]
 
 

@@ -11,8 +11,9 @@ import pytest
 from ctxsieve import CallableSource, ContextEngine, HistorySource, StaticSource
 from ctxsieve.engine import ContextSession
 from ctxsieve.errors import ConfigError, ContextError
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
-from .helpers import item, text
+from .helpers import item, only_given_tokens, text
 
 SYSTEM = item("sys", 1.0, content="You answer from the context.", kind="instruction", stability="stable", pinned=True)
 INDEX = item("idx", 1.0, content="Index: refunds, plans, export.", stability="stable", pinned=True)
@@ -140,15 +141,18 @@ def test_without_near_duplicate_detection_only_the_same_text_is_already_shown():
 
 
 def test_the_budget_applies_to_what_a_call_adds():
-    # 50 tokens: the first call spends 20 on the pinned system block, the second none on it
+    # items cost their 10 given tokens (only_given_tokens) and each message a call opens costs
+    # its framing: the first call spends 20 + F on the pinned system block and 30 + F on its
+    # context message; the second adds only a context message, 50 of its room for 5 new items
+    f = MESSAGE_FRAMING_TOKENS
     per_query = {"q1": hits("a", "b", "c"), "q2": hits("a", "b", "c", "d", "e", "f", "g", "h", "i")}
-    session = engine(per_query, budget=50).session()
+    session = engine(per_query, budget=50 + 2 * f, estimator=only_given_tokens).session()
     first, second = converse(session, per_query)
-    assert first.tokens_used == 50 and {i.id for i in first.items} == {"sys", "idx", "a", "b", "c"}
-    assert second.tokens_used == 50 and len(second.items) == 5
+    assert first.tokens_used == 50 + 2 * f and {i.id for i in first.items} == {"sys", "idx", "a", "b", "c"}
+    assert second.tokens_used == 50 + f and len(second.items) == 5
     assert {e.id for e in second.trace.entries if e.reason == "budget"} == {"i"}
     third = session.build_sync("q2", budget=20)  # a per-call override limits this call's additions
-    assert third.tokens_used == 10 and [i.id for i in third.items] == ["i"]
+    assert third.tokens_used == 10 + f and [i.id for i in third.items] == ["i"]
 
 
 def test_history_belongs_to_the_transcript():
@@ -175,10 +179,10 @@ def growing(turns, size=10):
 
 def test_the_ceiling_cuts_the_oldest_turns_in_one_large_cut():
     per_query = growing(30)
-    session = engine(per_query, budget=300).session(max_prompt_tokens=6000, cut_to=0.5)
+    session = engine(per_query, budget=400).session(max_prompt_tokens=6000, cut_to=0.5)
     calls = converse(session, per_query)
     cut_at = [c.turn for c in calls if c.cut is not None]
-    # turns of about 400 tokens: a cut to 3,000 leaves room for about 7 more before the next
+    # turns of about 370 tokens: a cut to 3,000 leaves room for about 7 more before the next
     assert 2 <= len(cut_at) <= 5, cut_at
     assert all(b - a >= 5 for a, b in pairwise(cut_at)), cut_at
     for prev, cur in pairwise(calls):

@@ -1,10 +1,12 @@
 """Step two of a build: the stages, from gathered candidates to a ``Window``.
 
-``prepare`` makes the build's columns (``Candidates``), estimates and calibrates them; the
-optional model rescoring runs next (``ContextEngine.select``/``aselect`` decide where);
-``complete`` deduplicates, lets the caller mark what it already shows (``mark``, a session's or
-a conversation's hook), fills the budget with the policy, orders for the prefix cache and makes
-the window. Everything here is a pure function of the candidates: the same candidates and the
+``prepare`` makes the build's columns (``Candidates``), estimates what each costs as rendered
+(``stages.cost``: the budget bounds the rendered context, not only the items' text) and
+calibrates them; the optional model rescoring runs next (``ContextEngine.select``/``aselect``
+decide where); ``complete`` deduplicates, lets the caller mark what it already shows (``mark``,
+a session's or a conversation's hook), reserves the framing of the messages the window may
+open, fills the rest of the budget with the policy, orders for the prefix cache and makes the
+window. Everything here is a pure function of the candidates: the same candidates and the
 same policy give the same window, byte for byte.
 """
 
@@ -17,6 +19,7 @@ from ctxsieve.engine.gather import Gathered
 from ctxsieve.engine.window import Window
 from ctxsieve.stages.calibrate import calibrate
 from ctxsieve.stages.candidates import Candidates
+from ctxsieve.stages.cost import framing, framing_reserve, inherited_citations, rendered_costs
 from ctxsieve.stages.dedupe import dedupe
 from ctxsieve.stages.estimate import estimate
 from ctxsieve.stages.order import order
@@ -45,6 +48,7 @@ def prepare(
         ranks += [k] * len(lst)
     cands = Candidates(items, ranks, names, gathered.readers)
     estimate(cands, estimator)
+    rendered_costs(cands, estimator)  # what the window renders for each: the budget's unit
     calibrate(cands, weights, modes)
     return cands
 
@@ -62,10 +66,12 @@ def complete(
     mark: Mark | None = None,
 ) -> Window:
     """Deduplicate, mark, fill, order: the window of ``cands``."""
-    dedupe(cands, dedupe_threshold)
+    if dedupe(cands, dedupe_threshold):
+        inherited_citations(cands, estimator)  # a kept copy's wrapper may now carry a citation
     if mark is not None:
         mark(cands, events)  # before the policy: what the caller already shows costs no budget
-    included = select(cands, policy, budget)
+    # the messages the window may open are reserved first: the budget bounds the rendered context
+    included = select(cands, policy, budget, framing_reserve(cands, layout))
     ordered = order(cands, included)
     for i in ordered:
         if cands.signals[i] is not cands.items[i].signals:
@@ -74,15 +80,17 @@ def complete(
     items = [cands.items[i] for i in ordered]
     scored = [cands.scored(i) for i in ordered]
     stable = stable_block(items)
+    framed = framing(items, layout)
     return Window(
         query=query,
         items=items,
         scored=scored,
-        tokens_used=sum(s.tokens for s in scored),
+        tokens_used=sum(s.tokens for s in scored) + framed,
         budget=budget.total,
         trace=Trace(events=events, columns=cands),
         layout=layout,
         stable_prefix_hash=stable_prefix_hash(stable),
         stable_prefix_tokens=estimator.count([stable])[0] if stable else 0,
         readers=cands.readers,
+        framing_tokens=framed,
     )

@@ -250,9 +250,9 @@ class ContextSession:
 
         The cut is decided before the candidates are marked, so that what it removes may be
         shown again in the same call; the new turn is therefore counted at its likely most: the
-        whole budget plus the query, or the largest turn so far if that is more (the budget
-        counts item text, not the ``<context>`` framing around each item, which a turn that
-        was actually rendered includes)."""
+        whole budget (which bounds the context message the turn renders, wrappers and framing
+        included) plus the query, or the largest turn so far if that is more (a turn also holds
+        its reply)."""
         turns = self._turns
         new = max(budget + self._count_text(query), max((t.tokens for t in turns), default=0))
         held = sum(t.tokens for t in turns)

@@ -47,14 +47,22 @@ def _attr(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
-def block(item: ContextItem) -> str:
+# What joins two blocks inside one message.
+SEPARATOR = "\n\n"
+
+
+def wrapper(item: ContextItem) -> tuple[str, str]:
+    """The text ``block`` puts before and after the item's content (none for an instruction)."""
     if item.kind == "instruction":
-        return item.content
+        return "", ""
     cite = f' citation="{_attr(item.signals.citation)}"' if item.signals.citation else ""
-    return (
-        f'<context id="{_attr(item.id)}" source="{_attr(item.source)}" kind="{item.kind}"{cite}>\n'
-        f"{item.content}\n</context>"
-    )
+    return f'<context id="{_attr(item.id)}" source="{_attr(item.source)}" kind="{item.kind}"{cite}>\n', "\n</context>"
+
+
+def block(item: ContextItem) -> str:
+    """The item as it is rendered inside a message: its wrapper around its content."""
+    head, tail = wrapper(item)
+    return f"{head}{item.content}{tail}" if head else item.content
 
 
 def stable_block(items: Sequence[ContextItem]) -> str:
@@ -103,6 +111,15 @@ def _checked(message: dict[str, Any], item: ContextItem, k: int) -> dict[str, An
     return message
 
 
+def item_messages(item: ContextItem) -> list[dict[str, Any]]:
+    """One history item's messages as ``history_messages`` renders them (without its role
+    check): what the engine's budget counts for the item."""
+    raw = item.meta.get("messages")
+    if raw:
+        return [_message_dict(m) for m in raw]
+    return [{"role": item.meta.get("role", "user"), "content": item.content}]
+
+
 def history_messages(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
     """The history items' messages as provider dicts; ``MessageError`` names the item and the
     message whose role no provider accepts."""
@@ -118,13 +135,21 @@ def history_messages(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
     return out
 
 
-def _message_text(m: dict[str, Any]) -> str:
+def message_body(m: Mapping[str, Any]) -> str:
+    """What one rendered message carries as text: its content (JSON when it is not a str), then
+    every other field but the role (tool calls, tool call ids, names) as JSON. The engine's
+    budget counts this, plus ``MESSAGE_FRAMING_TOKENS`` for the role and separators."""
     content = m.get("content")
     if not isinstance(content, str):
         content = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
     extras = {k: v for k, v in m.items() if k not in ("role", "content")}
     tail = "\n" + json.dumps(extras, sort_keys=True, ensure_ascii=False, default=str) if extras else ""
-    return f"<|{m.get('role')}|>\n{content}{tail}"
+    return f"{content}{tail}"
+
+
+def message_text(m: Mapping[str, Any]) -> str:
+    """One message as ``to_text`` writes it: a role marker, then its body."""
+    return f"<|{m.get('role')}|>\n{message_body(m)}"
 
 
 @dataclass(frozen=True)
@@ -153,7 +178,7 @@ class Rendered:
         return {"system": self.system, "messages": history}
 
     def text(self, include_query: bool = True) -> str:
-        return "\n".join(_message_text(m) for m in self.messages("openai", include_query))
+        return "\n".join(message_text(m) for m in self.messages("openai", include_query))
 
 
 def render(items: Sequence[ContextItem], query: str, layout: str = "cache", *, readers: Readers = None) -> Rendered:

@@ -1,8 +1,12 @@
-"""Stage 5: the policy fills the budget with what survived deduplication."""
+"""Stage 5: the policy fills the budget with what survived deduplication.
+
+``reserve`` tokens of the budget (the framing of the messages the window may open, from
+``stages.cost.framing_reserve``) are set aside first: the policy fills what is left.
+"""
 
 from __future__ import annotations
 
-from ctxsieve.errors import ContextError
+from ctxsieve.errors import BudgetExceededError, ContextError
 from ctxsieve.kernels import FILL_REASONS
 from ctxsieve.stages.candidates import Candidates
 from ctxsieve.stages.policies import Policy, Pool
@@ -11,10 +15,13 @@ from ctxsieve.types import INCLUDED_REASONS, Budget
 _KNOWN = frozenset(FILL_REASONS)
 
 
-def select(cands: Candidates, policy: Policy, budget: Budget) -> list[int]:
+def select(cands: Candidates, policy: Policy, budget: Budget, reserve: int = 0) -> list[int]:
     """Write the policy's reason into ``cands.reasons`` for every undecided item; returns the
     indices of the included items, in candidate order."""
     open_ = [i for i, r in enumerate(cands.reasons) if r is None]
+    if reserve >= budget.total:
+        return _no_room(cands, open_, budget, reserve)
+    room = Budget(budget.total - reserve, budget.caps, budget.min_items) if reserve else budget
     if len(open_) == len(cands):
         pool = Pool(cands.ids, cands.sources, cands.tokens, cands.final, cands.pinned, cands.deprecated)  # type: ignore[arg-type]
     else:
@@ -26,7 +33,14 @@ def select(cands: Candidates, policy: Policy, budget: Budget) -> list[int]:
             [cands.pinned[i] for i in open_],
             [cands.deprecated[i] for i in open_],
         )
-    reasons = policy.select(pool, budget)
+    try:
+        reasons = policy.select(pool, room)
+    except BudgetExceededError as exc:
+        if not reserve:
+            raise
+        raise BudgetExceededError(
+            f"{exc} (the budget of {budget.total} less {reserve} tokens of message framing)", exc.items, budget.total
+        ) from None
     if len(reasons) != len(open_):
         raise ContextError(f"policy {policy!r} returned {len(reasons)} reasons for {len(open_)} candidates")
     unknown = set(reasons) - _KNOWN
@@ -39,3 +53,20 @@ def select(cands: Candidates, policy: Policy, budget: Budget) -> list[int]:
         if r in INCLUDED_REASONS:
             included.append(i)
     return included
+
+
+def _no_room(cands: Candidates, open_: list[int], budget: Budget, reserve: int) -> list[int]:
+    # the framing alone fills the budget (a budget of a few tokens): nothing fits, and a pinned
+    # item, which must go in, cannot
+    pinned = [(cands.ids[i], cands.tokens[i] or 0) for i in open_ if cands.pinned[i]]
+    if pinned:
+        listing = ", ".join(f"{i} ({t} tokens)" for i, t in pinned[:20])
+        raise BudgetExceededError(
+            f"pinned items need {sum(t for _, t in pinned)} tokens but the budget of {budget.total} is taken by"
+            f" {reserve} tokens of message framing: {listing}",
+            pinned,
+            budget.total,
+        )
+    for i in open_:
+        cands.reasons[i] = "budget"
+    return []

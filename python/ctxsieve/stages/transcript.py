@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxsieve.stages.render import _message_text
+from ctxsieve.stages.render import message_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +76,9 @@ def transcript_messages(system: str, notice: str, turns: Sequence[SessionTurn], 
 
 def transcript_text(system: str, notice: str, turns: Sequence[SessionTurn]) -> str:
     """The prompt as one string, in message order, framed as ``Window.to_text`` frames it."""
-    return "\n".join(_message_text(m) for m in transcript_messages(system, notice, turns, "openai"))
+    return "\n".join(message_text(m) for m in transcript_messages(system, notice, turns, "openai"))
 
 
 def turn_text(turn: SessionTurn) -> str:
     """One turn's messages as text: what the session counts toward its ceiling."""
-    return "\n".join(_message_text(m) for m in turn_messages(turn))
+    return "\n".join(message_text(m) for m in turn_messages(turn))

@@ -1,0 +1,115 @@
+"""Stage 1b: what each candidate costs as the window renders it, so the budget bounds the prompt.
+
+``estimate`` counts each candidate's content (or keeps a source's ``tokens=``). Here that becomes
+the cost of what the window renders for the candidate (docs/engine.md, "What the budget covers"):
+
+* an item rendered as a block (everything but history): its content's tokens, plus the estimate
+  of its wrapper (``<context id=".." source=".." kind="..">`` and ``</context>``; nothing for an
+  instruction) together with the separator that joins it to the next block (a blank line);
+* a history item: each message it renders as, ``MESSAGE_FRAMING_TOKENS`` plus the estimate of
+  the message's body (``render.message_body``); a source's own ``tokens=`` stands for the bodies.
+
+The messages a window opens around its blocks (the system message, the cache layout's context
+message) cost ``MESSAGE_FRAMING_TOKENS`` each; ``framing_reserve`` is what the policy's budget
+gives up for them before it fills, ``framing`` what a window's items actually open.
+
+For an estimator that never counts a text as more than its parts (``bytes/<n>``, the calibrated
+profiles: both round up once per text), the estimate of every rendered message is then at most
+the sum of what its parts were charged, so the rendered context never exceeds the budget.
+
+>>> from ctxsieve.stages.candidates import Candidates
+>>> from ctxsieve.tokenizers import resolve_estimator
+>>> from ctxsieve.types import ContextItem
+>>> cands = Candidates([ContextItem("k1", "Refunds: 30 days.", "kb")], [0], ["kb"])
+>>> cands.tokens = [6]
+>>> rendered_costs(cands, resolve_estimator("bytes/3"))
+>>> cands.tokens  # 6 for the content, 20 for the wrapper and the separator (60 bytes)
+[26]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ctxsieve.stages.candidates import Candidates
+from ctxsieve.stages.render import SEPARATOR, item_messages, message_body, wrapper
+from ctxsieve.types import MESSAGE_FRAMING_TOKENS, ContextItem
+
+
+def rendered_costs(cands: Candidates, estimator: Any) -> None:
+    """Turn ``cands.tokens`` (content, from ``estimate``) into each candidate's rendered cost,
+    with one estimator call for every wrapper and history message body of the build."""
+    items = cands.items
+    if not any(cands.history):
+        # the common build, without history: one comprehension, no per-item branching
+        counts = estimator.count([h + t + SEPARATOR for h, t in map(wrapper, items)])
+        cands.tokens = [(c or 0) + w for c, w in zip(cands.tokens, counts)]
+        return
+    texts: list[str] = []
+    sizes: list[int] = []  # per candidate: how many of ``texts`` are its (a block: 1)
+    for item in items:
+        if item.kind == "history":
+            bodies = [message_body(m) for m in item_messages(item)]
+            texts += bodies
+            sizes.append(len(bodies))
+        else:
+            head, tail = wrapper(item)
+            texts.append(head + tail + SEPARATOR)
+            sizes.append(1)
+    counts = estimator.count(texts) if texts else []
+    out: list[int | None] = []
+    pos = 0
+    for item, content, n in zip(items, cands.tokens, sizes):
+        if item.kind == "history":
+            given = item.tokens  # a source's own count stands for the bodies; framing comes on top
+            body_tokens = given if given is not None else sum(counts[pos : pos + n])
+            out.append(MESSAGE_FRAMING_TOKENS * n + body_tokens)
+        else:
+            out.append((content or 0) + counts[pos])
+        pos += n
+    cands.tokens = out
+
+
+def inherited_citations(cands: Candidates, estimator: Any) -> None:
+    """After dedupe: a kept copy that inherited a citation renders it in its wrapper, so its
+    cost grows by what the longer wrapper adds."""
+    items, signals = cands.items, cands.signals
+    changed = [
+        i
+        for i, sig in enumerate(signals)
+        if sig is not items[i].signals and sig.citation != items[i].signals.citation and not cands.history[i]
+    ]
+    if not changed:
+        return
+    old = ["".join(wrapper(items[i])) + SEPARATOR for i in changed]
+    new = ["".join(wrapper(dataclasses.replace(items[i], signals=signals[i]))) + SEPARATOR for i in changed]
+    counts = estimator.count(old + new)
+    tokens = cands.tokens
+    for k, i in enumerate(changed):
+        tokens[i] = (tokens[i] or 0) - counts[k] + counts[len(changed) + k]
+
+
+def _opens(items: Sequence[ContextItem], layout: str) -> int:
+    """How many messages around blocks ``items`` open in ``layout``."""
+    blocks = [i for i in items if i.kind != "history"]
+    if not blocks:
+        return 0
+    if layout == "seed":
+        return 1  # one system message holds them all
+    stable = any(i.stability == "stable" for i in blocks)
+    volatile = any(i.stability != "stable" for i in blocks)
+    return int(stable) + int(volatile)  # the system message, the context message
+
+
+def framing_reserve(cands: Candidates, layout: str) -> int:
+    """The framing of every message the undecided candidates could open: reserved from the
+    budget before the policy fills it, whatever it then picks."""
+    open_ = [cands.items[i] for i, r in enumerate(cands.reasons) if r is None]
+    return MESSAGE_FRAMING_TOKENS * _opens(open_, layout)
+
+
+def framing(items: Sequence[ContextItem], layout: str) -> int:
+    """The framing of the messages a window's ``items`` open in ``layout``."""
+    return MESSAGE_FRAMING_TOKENS * _opens(items, layout)
