@@ -1,7 +1,9 @@
-"""The end-to-end agent benchmark's targets (issue 13, docs/agent-benchmark.md), path (a).
+"""The end-to-end agent benchmark's targets (issue 13, docs/agent-benchmark.md), paths (a) to (c).
 
-The scripted 30-turn support conversation runs through ``Conversation`` by hand; every rendered
-request is checked independently of the conversation's own figures (benches/agent/measure.py).
+The scripted 30-turn support conversation runs through ``Conversation`` by hand (a), LangChain's
+``create_agent`` with ``ContextMiddleware`` (b) and a PydanticAI ``Agent`` with
+``ContextCapability`` (c); every request is checked independently of the conversation's own
+figures (benches/agent/measure.py), for (b) and (c) as the framework's model received it.
 CI runs the 30 turns the issue names; ``CTXSIEVE_AGENT_TURNS=120`` runs a longer script locally.
 Times are measured by benches/bench_agent.py, never asserted here.
 """
@@ -9,6 +11,7 @@ Times are measured by benches/bench_agent.py, never asserted here.
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import os
 import sys
@@ -61,6 +64,40 @@ def test_path_a_exercises_cuts_fallback_offloading_and_compaction(run: path_conv
     assert len(small) == 1 and small[0].recount <= small[0].limit < run.summary.calls[0].limit
     assert 1 <= run.compactions < run.cuts  # the large model's cuts compact, the fallback's does not
     assert all(2 <= c.breakpoints <= 4 for c in run.summary.calls[1:])
+
+
+# -- paths b and c: the frameworks' own loops on the integrations ---------------------------------
+
+FRAMEWORK_PATHS = {
+    "b": ("benches.agent.path_langchain", "langchain"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(FRAMEWORK_PATHS))
+def framework_run(request: Any, tmp_path_factory: Any) -> path_conversation.Run:
+    module, framework = FRAMEWORK_PATHS[request.param]
+    pytest.importorskip(framework)
+    path = importlib.import_module(module)
+    return path.run(build(TURNS), tmp_path_factory.mktemp(f"agent-{request.param}"))
+
+
+def test_paths_b_and_c_meet_the_targets(framework_run: path_conversation.Run):
+    s = framework_run.summary
+    assert len(s.calls) == build(TURNS).calls + framework_run.fallbacks  # every request was checked
+    assert s.share >= 0.85, s.share
+    assert s.over_limit == 0, [c for c in s.calls if c.over_limit]
+    assert s.orphans == 0, [c.orphans for c in s.calls if c.orphans]
+    assert s.present == 1.0, [c.label for c in s.calls if not (c.system_ok and c.pinned_ok)]
+    # the integration's own estimate is the request the model got, recounted
+    assert s.estimate_mismatches == 0, [(c.label, c.estimate, c.recount) for c in s.calls if c.estimate != c.recount]
+
+
+def test_paths_b_and_c_exercise_compaction_fallback_and_offloading(framework_run: path_conversation.Run):
+    script = build(TURNS)
+    assert framework_run.fallbacks == 1 and framework_run.compactions >= 1 and framework_run.cuts >= 1
+    assert framework_run.offloaded == script.big_results  # every big result reached the model as a handle
+    small = [c for c in framework_run.summary.calls if c.label.startswith(path_conversation.SMALL)]
+    assert len(small) == 1 and small[0].recount <= small[0].limit < framework_run.summary.calls[0].limit
 
 
 def test_the_conversations_own_figures_match_the_independent_recount(run: path_conversation.Run):
