@@ -8,6 +8,7 @@ from itertools import pairwise
 
 import pytest
 
+from ctxsieve.admission.context import CONTEXT_HEADER
 from ctxsieve.errors import ConfigError
 from ctxsieve.eval import metrics
 from ctxsieve.eval.configs import DEFAULT, Depth, EvalConfig, default_configs, parse_configs
@@ -118,7 +119,8 @@ def test_session_turns_keep_what_each_turn_was_shown(assets):
     history = [m for m in records[1].messages if m["role"] != "system"][:3]
     assert [m["role"] for m in history] == ["user", "user", "assistant"]
     assert history[0]["content"] == records[0].messages[-2]["content"]
-    assert history[0]["content"].startswith("<context ")
+    # the conversation's context message: what it is (reference material, not instructions), then the pages
+    assert history[0]["content"].startswith(CONTEXT_HEADER + "\n<context ")
     assert history[1]["content"] == session.turns[0].question
     assert history[2]["content"] == session.reply(session.turns[0])
 
