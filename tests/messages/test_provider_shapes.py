@@ -484,3 +484,17 @@ def test_openai_chat_result_images_wait_for_the_results_of_the_other_calls():
         out = openai_chat.write(msgs, cache=cache)
         assert [d["role"] for d in out] == ["assistant", "tool", "tool", "user", "assistant"]
         assert out[3]["content"][1] == {"type": "image_url", "image_url": {"url": "https://x/p.png"}}
+
+
+def test_read_any_knows_a_responses_message_item_without_its_type():
+    # "type": "message" is optional in Responses input; its parts are still Responses parts
+    item = {
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "what is this?"},
+            {"type": "input_image", "image_url": "https://x/i.png", "detail": "auto"},
+        ],
+    }
+    assert read_any(item, "input[0]") == [Message("user", (Text("what is this?"), Image(url="https://x/i.png")))]
+    said = {"role": "assistant", "content": [{"type": "output_text", "text": "a cat", "annotations": []}]}
+    assert read_any(said, "input[1]")[0].text == "a cat"

@@ -21,6 +21,7 @@ from ctxsieve.messages import anthropic, openai_chat, responses
 from ctxsieve.messages.model import Message, Reasoning, Text, ToolCall, ToolResult
 
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+_RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image"})
 
 
 def sent_texts(m: Message) -> list[str]:
@@ -70,15 +71,29 @@ def shape_of(raw: Any, where: str = "message") -> Shape:
     item = c.mapping(raw, where)
     if _is_anthropic(item):
         return "anthropic"
-    if item.get("type") in responses.ITEM_TYPES:
+    if item.get("type") in responses.ITEM_TYPES or _has_responses_parts(item):
         return "responses"
     return "openai_chat"
+
+
+def _has_responses_parts(raw: Mapping[str, Any]) -> bool:
+    """A Responses message item written without its optional ``"type": "message"``: its parts
+    are ``input_text`` / ``output_text`` / ``input_image`` (Chat Completions has none of them)."""
+    content = raw.get("content")
+    if not isinstance(content, list):
+        return False
+    for part in content:
+        part = c.as_mapping(part)
+        if isinstance(part, Mapping) and part.get("type") in _RESPONSES_PARTS:
+            return True
+    return False
 
 
 def read_any(raw: Any, where: str) -> list[Message]:
     """One message in any shape as ``Message`` objects (two for an Anthropic user message
     holding tool results and text). A ``Message`` passes through; a Responses item is known by
-    its ``type``; an Anthropic message by its blocks; anything else is read as OpenAI Chat.
+    its ``type`` or its ``input_text``/``output_text``/``input_image`` parts; an Anthropic
+    message by its blocks; anything else is read as OpenAI Chat.
     ``where`` names the message in errors (``history[3]``)."""
     shape = shape_of(raw, where)
     if shape == "model":
