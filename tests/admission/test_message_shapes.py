@@ -166,3 +166,36 @@ def test_reasoning_is_not_shown_in_the_context_and_costs_nothing_there() -> None
     assert "SECRET-THOUGHT" not in (with_it.request.context or "")
     assert with_it.request.context == without.request.context
     assert with_it.report.sections["history"] == without.report.sections["history"]
+
+
+def test_a_raw_read_as_two_messages_is_costed_once_and_shown_as_two() -> None:
+    seen: list[int] = []
+
+    def counting(texts: list[str]) -> list[int]:
+        seen.append(len(texts))
+        return [len(t) for t in texts]
+
+    session = Session(estimator=counting)
+    both = {  # an Anthropic user message: a result, then the user's text
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "18C"}, {"type": "text", "text": "and?"}],
+    }
+    history = [
+        ANTHROPIC[0],
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "w", "input": {}}]},
+        both,
+    ]
+    first = session.turn("q", history=history).admit().request.context or ""
+    assert "[turn 1 · tool result for call c1]\n18C\n[turn 2 · user]\nand?\n" in first
+    estimated = session.accountant.estimated_messages
+    again = session.turn("q", history=history).admit().request.context
+    assert again == first and session.accountant.estimated_messages == estimated  # read and costed once
+
+
+def test_the_current_message_must_be_one_message() -> None:
+    both = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "18C"}, {"type": "text", "text": "and?"}],
+    }
+    with pytest.raises(MessageError, match=r"^user: the current message reads as 2 messages, expected one"):
+        Session().turn(both)
