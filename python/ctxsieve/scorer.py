@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ctxsieve.errors import ConfigError, ContextError, MissingExtraError
+from ctxsieve.stages.score import ScorerError
 from ctxsieve.workers import Late, call_in_thread, within
 
 Complete = Callable[[str], "str | Awaitable[str]"]
@@ -34,14 +35,6 @@ PROMPT = """Rate how useful each passage is for answering the query, from 0 (use
 Query: {query}
 
 {passages}"""
-
-
-class ScorerError(ContextError):
-    """The model's scores are unusable; ``reason`` goes into ``scorer_fallback:<reason>``."""
-
-    def __init__(self, reason: str):
-        super().__init__(f"scorer failed: {reason}")
-        self.reason = reason
 
 
 class LLMScorer:

@@ -12,13 +12,22 @@ import math
 import numbers
 from typing import Any
 
+from ctxsieve.errors import ContextError
 from ctxsieve.stages.candidates import Candidates
+
+
+class ScorerError(ContextError):
+    """The model's scores are unusable; ``reason`` goes into ``scorer_fallback:<reason>``.
+    Defined here, with the stage that reads it, so that ``ctxsieve.scorer`` (the engine's
+    ``LLMScorer``) raises the stage's error rather than the stage importing the engine."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"scorer failed: {reason}")
+        self.reason = reason
 
 
 async def rescore(cands: Candidates, scorer: Any, query: str) -> str | None:
     """Blend the scorer's scores into ``cands.final``; returns a fallback event or None."""
-    from ctxsieve.scorer import ScorerError
-
     calibrated, ids = cands.calibrated, cands.ids
     pool = [i for i, p in enumerate(cands.pinned) if not p]
     if not pool:
