@@ -22,6 +22,7 @@ from ctxsieve.messages.model import (
     tool_result,
     user,
 )
+from ctxsieve.messages.repair import Repair, Repaired, repair
 from ctxsieve.messages.replies import is_response, response_message
 from ctxsieve.messages.texts import read_any, sent_texts
 from ctxsieve.messages.units import Unit, units
@@ -33,6 +34,8 @@ __all__ = [
     "MessageError",
     "Part",
     "Reasoning",
+    "Repair",
+    "Repaired",
     "Role",
     "Text",
     "ToolCall",
@@ -43,6 +46,7 @@ __all__ = [
     "is_response",
     "openai_chat",
     "read_any",
+    "repair",
     "response_message",
     "responses",
     "sent_texts",
