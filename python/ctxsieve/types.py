@@ -39,7 +39,7 @@ EXCLUDED_REASONS = ("deprecated", "below_floor", "source_cap", "budget", "duplic
 # ``audience_excluded:<source>:<count>`` (how many of a source's items the reader may not see;
 # never their ids or content, see ctxsieve.audience).
 EVENT_KINDS = ("source_error", "scorer_fallback", "audience_excluded")
-# What only a ContextSession records (ctxsieve.session): ``already_shown:<turn>`` and
+# What only a ContextSession records (ctxsieve.engine.session): ``already_shown:<turn>`` and
 # ``in_transcript`` reasons; ``session_cut:<turns>:<tokens omitted>:<tokens kept>``,
 # ``stable_changed:<id>`` and ``shown_changed:<id>:<turn>`` events.
 SESSION_REASONS = ("already_shown", "in_transcript")

@@ -166,7 +166,7 @@ class ContextEngine:
         small ones stay inline, where the hop (about 0.1 ms) would cost more than it frees."""
         b, lay = self._options(gathered, budget, layout)
         events = list(gathered.events)
-        offload = len(gathered) >= selection.OFFLOAD_AT
+        offload = gathered.size >= selection.OFFLOAD_AT
         cands = await asyncio.to_thread(self._prepare, gathered) if offload else self._prepare(gathered)
         if self.scorer is not None:
             self._note(events, await rescore(cands, self.scorer, gathered.query))

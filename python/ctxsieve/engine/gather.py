@@ -46,8 +46,10 @@ class Gathered:
     items: tuple[tuple[ContextItem, ...], ...]
     events: tuple[str, ...] = ()
 
-    def __len__(self) -> int:
-        """How many candidates there are, over all sources."""
+    @property
+    def size(self) -> int:
+        """How many candidates there are, over all sources (a property, not ``__len__``: a
+        ``Gathered`` with no candidates is still a gathering, and never falsy)."""
         return sum(map(len, self.items))
 
 
