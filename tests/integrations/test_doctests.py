@@ -14,6 +14,7 @@ MODULES = [
     "ctxsieve.integrations.mcp",
     "ctxsieve.integrations.pydantic_ai",
     "ctxsieve.integrations.pydantic_ai_messages",
+    "ctxsieve.integrations.pydantic_ai_agent",
 ]
 
 

@@ -69,30 +69,33 @@ def _answers(part: Any) -> bool:
     return isinstance(part, _m.ToolReturnPart) or (isinstance(part, _m.RetryPromptPart) and part.tool_name is not None)
 
 
-def _request(msg: Any, where: str) -> list[Message]:
-    out: list[Message] = []
-    results: list[ToolResult] = []
+def _request(msg: Any, where: str) -> list[tuple[Message, tuple[Any, ...]]]:
+    out: list[tuple[Message, tuple[Any, ...]]] = []
+    results: list[tuple[ToolResult, Any]] = []
+
+    def flush() -> None:
+        if results:
+            out.append((Message("tool", tuple(r for r, _ in results)), tuple(p for _, p in results)))
+            results.clear()
+
     for k, part in enumerate(msg.parts):
         at = f"{where}.parts[{k}]"
         if _answers(part):
             if not part.tool_call_id:
                 raise MessageError(f"{at}: a tool return must name the call it answers")
-            results.append(_answer(part))
+            results.append((_answer(part), part))
             continue
-        if results:
-            out.append(Message("tool", tuple(results)))
-            results = []
+        flush()
         if isinstance(part, _m.SystemPromptPart):
-            out.append(Message("system", (Text(part.content),)))
+            out.append((Message("system", (Text(part.content),)), (part,)))
         elif isinstance(part, _m.UserPromptPart):
-            out.append(Message("user", tuple(_user_content(part.content, at))))
+            out.append((Message("user", tuple(_user_content(part.content, at))), (part,)))
         elif isinstance(part, (_m.RetryPromptPart, _m.RetryFeedbackPart)):
             # a retry answering no tool call: PydanticAI sends it as a user message, in these words
-            out.append(Message("user", (Text(part.model_response()),)))
+            out.append((Message("user", (Text(part.model_response()),)), (part,)))
         else:
             raise MessageError(f"{at}: a {type(part).__name__} is not read in a request")
-    if results:
-        out.append(Message("tool", tuple(results)))
+    flush()
     return out
 
 
@@ -119,20 +122,21 @@ def _response(msg: Any, where: str) -> Message:
     return Message("assistant", tuple(parts))
 
 
+def read_one(msg: Any, where: str) -> list[tuple[Message, Any]]:
+    """One ``ModelMessage`` as ``(message, origin)`` pairs: the origin of an assistant message
+    is its ``ModelResponse``, of any other message the request parts it was read from."""
+    if isinstance(msg, _m.ModelRequest):
+        return list(_request(msg, where))
+    if isinstance(msg, _m.ModelResponse):
+        return [(_response(msg, where), msg)]
+    raise MessageError(f"{where}: a {type(msg).__name__} is not a ModelRequest or ModelResponse")
+
+
 def from_pydantic_ai(messages: Sequence[Any], *, where: str = "messages") -> list[Message]:
     """PydanticAI ``ModelMessage``s as ``Message`` objects, strictly checked."""
     if isinstance(messages, (str, Mapping)) or not isinstance(messages, Sequence):
         raise MessageError(f"{where}: expected a list of PydanticAI messages, got {type(messages).__name__}")
-    out: list[Message] = []
-    for i, msg in enumerate(messages):
-        at = f"{where}[{i}]"
-        if isinstance(msg, _m.ModelRequest):
-            out += _request(msg, at)
-        elif isinstance(msg, _m.ModelResponse):
-            out.append(_response(msg, at))
-        else:
-            raise MessageError(f"{at}: a {type(msg).__name__} is not a ModelRequest or ModelResponse")
-    return out
+    return [m for i, msg in enumerate(messages) for m, _ in read_one(msg, f"{where}[{i}]")]
 
 
 def _prompt_content(m: Message, where: str) -> Any:
@@ -151,7 +155,8 @@ def _prompt_content(m: Message, where: str) -> Any:
     return out
 
 
-def _request_parts(m: Message, where: str) -> list[Any]:
+def request_parts(m: Message, where: str) -> list[Any]:
+    """A system, user or tool message as the request parts that carry it."""
     if m.role == "system":
         return [_m.SystemPromptPart(m.text)]
     if m.role == "user":
@@ -182,6 +187,11 @@ def _response_parts(m: Message, where: str) -> list[Any]:
     return out
 
 
+def response(m: Message, where: str) -> Any:
+    """An assistant message as a ``ModelResponse``."""
+    return _m.ModelResponse(_response_parts(m, where))
+
+
 def to_pydantic_ai(messages: Sequence[Message]) -> list[Any]:
     """``Message`` objects as ``ModelRequest``/``ModelResponse``s (``from_pydantic_ai`` reads
     them back equal)."""
@@ -192,12 +202,12 @@ def to_pydantic_ai(messages: Sequence[Message]) -> list[Any]:
             if pending:
                 out.append(_m.ModelRequest(pending))
                 pending = []
-            out.append(_m.ModelResponse(_response_parts(m, f"messages[{i}]")))
+            out.append(response(m, f"messages[{i}]"))
         else:
-            pending += _request_parts(m, f"messages[{i}]")
+            pending += request_parts(m, f"messages[{i}]")
     if pending:
         out.append(_m.ModelRequest(pending))
     return out
 
 
-__all__ = ["REDACTED", "from_pydantic_ai", "to_pydantic_ai"]
+__all__ = ["REDACTED", "from_pydantic_ai", "read_one", "request_parts", "response", "to_pydantic_ai"]
