@@ -17,17 +17,21 @@ from __future__ import annotations
 from ctxsieve.tokenizers.base import Tokenizer, TokenizerFileError
 from ctxsieve.tokenizers.estimator import Estimator, EstimatorLike
 from ctxsieve.tokenizers.estimators import DEFAULT_ESTIMATOR, get_estimator, register_estimator, resolve_estimator
+from ctxsieve.tokenizers.images import UNKNOWN_IMAGE_TOKENS, image_tokens, message_image_tokens
 from ctxsieve.tokenizers.profiles import Profile, load_profile, shipped_profiles
 
 __all__ = [
     "DEFAULT_ESTIMATOR",
+    "UNKNOWN_IMAGE_TOKENS",
     "Estimator",
     "EstimatorLike",
     "Profile",
     "Tokenizer",
     "TokenizerFileError",
     "get_estimator",
+    "image_tokens",
     "load_profile",
+    "message_image_tokens",
     "register_estimator",
     "resolve_estimator",
     "shipped_profiles",
