@@ -5,18 +5,11 @@ A cut in the same situation reports the system prompt and tools as shared."""
 
 from __future__ import annotations
 
-import pytest
-
 from ctxsieve.conversation import Conversation
 
 from .helpers import TOOLS, text_reply
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Conversation._restart sets _last = None, so a call after a sync restart reports "
-    "shared_prefix_tokens 0 although its system prompt and tools are unchanged",
-)
 def test_a_restarted_transcript_still_shares_the_unchanged_system_prompt_and_tools():
     conv = Conversation(system="You track orders. " * 20, tools=TOOLS)
     conv.sync([{"role": "user", "content": "where is A-1?"}])

@@ -6,8 +6,6 @@ one at a time, which is estimated right)."""
 
 from __future__ import annotations
 
-import pytest
-
 from ctxsieve.conversation import Conversation
 from ctxsieve.messages import Message, Text, ToolResult
 
@@ -22,11 +20,6 @@ def _conversation() -> Conversation:
     return conv
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Conversation._cost counts MESSAGE_FRAMING_TOKENS once per Message; a tool Message with "
-    "n results is written as n OpenAI Chat messages, so the estimate is 4 * (n - 1) tokens short",
-)
 def test_a_tool_message_with_two_results_costs_what_two_single_results_cost():
     together, apart = _conversation(), _conversation()
     together.add(Message("tool", (ToolResult("call_1_0", (Text("shipped"),)), ToolResult("call_1_1", (Text("late"),)))))

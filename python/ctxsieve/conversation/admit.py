@@ -93,7 +93,10 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     if fixed + turn + _history(conv) + want > lim:
         _cut(conv, _keep(conv, lim - fixed - turn - want), call_index)
     room = lim - fixed - turn - _history(conv)
-    budget = min(want, room)
+    # the engine's budget covers its blocks and the message they go in; the header this
+    # conversation puts before them (what the message is, who sent the turn) comes out of it
+    header = conv._count([context_message("", conv._attribution)])[0] + 1
+    budget = min(want, room) - header
     if budget < MIN_CONTEXT_BUDGET:
         if conv.system is None:
             _freeze(conv, conv._base_system)  # the system prompt is required, context or not

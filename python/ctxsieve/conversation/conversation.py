@@ -208,7 +208,11 @@ class Conversation:
         return MESSAGE_FRAMING_TOKENS + self._count([text])[0] if text else 0
 
     def _cost(self, m: Message) -> int:
-        return MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + len(m.images) * self.limits.image_tokens
+        # a tool message goes out as one provider message per result (OpenAI Chat): framing each
+        framed = max(1, len(m.parts)) if m.role == "tool" else 1
+        return (
+            framed * MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + len(m.images) * self.limits.image_tokens
+        )
 
     def _checked(self, m: Message, where: str) -> Message:
         if not eligible(m.audience, self.readers):
@@ -279,7 +283,9 @@ class Conversation:
         self._seen = []
         self.shown.forget_before(self.turn + 1)
         self._notice = None
-        self._last = None
+        if self._last is not None:
+            # no message is shared any more, but the system prompt and the tools still are
+            self._last = (-1, *self._last[1:4], 0)
         self._turn_start = 0
         self.context = None
 
