@@ -70,6 +70,7 @@ def test_path_a_exercises_cuts_fallback_offloading_and_compaction(run: path_conv
 
 FRAMEWORK_PATHS = {
     "b": ("benches.agent.path_langchain", "langchain"),
+    "c": ("benches.agent.path_pydantic_ai", "pydantic_ai"),
 }
 
 
