@@ -58,13 +58,12 @@ def test_openai_model_variants_and_dated_names():
     assert cost(128, 64, "openai", model="gpt-4o-mini", detail="high") == 2833 + 5667
     assert cost(128, 64, "openai", model="gpt-4o-mini-2024-07-18", detail="low") == 2833
     assert cost(1024, 1024, "openai", model="o3") == 75 + 4 * 150
-    assert cost(1024, 1024, "openai", model="o1-pro") == 75 + 4 * 150
-    assert cost(1024, 1024, "openai", model="computer-use-preview") == 65 + 4 * 129
+    assert cost(128, 64, "openai", model="o3-2025-04-16", detail="high") == 75 + 150
     assert cost(1024, 1024, "openai", model="gpt-4o-2024-08-06") == 765
     assert cost(1024, 1024, "openai", model="gpt-4.1") == 765  # GPT-4.1 itself is a tile model
     assert openai_rule("o3") == TileRule(75, 150) and openai_rule("gpt-4o") == TileRule(85, 170)
     assert openai_rule(None) == openai_rule("some-future-model") == TileRule(85, 170)
-    assert openai_rule("o10") == TileRule(85, 170)  # a prefix matches whole name parts only
+    assert openai_rule("o30") == TileRule(85, 170)  # a prefix matches whole name parts only
 
 
 # -- Anthropic, "Vision", evaluate image size / calculate image costs

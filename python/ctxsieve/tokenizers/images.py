@@ -8,9 +8,9 @@ formula applies (sources and versions in docs/tokenizers.md, "Images"):
 * ``openai``: tiles. ``detail="low"``: the base tokens. ``high`` (and ``auto``, counted as
   ``high``, its upper bound): fit within 2048x2048, then the shortest side down to 768, then
   base + per-tile tokens for each 512-px tile (85 + 170 for GPT-4o). ``model`` picks the
-  documented variant: GPT-4o-mini (2833 + 5667), o1/o3 (75 + 150), computer-use-preview
-  (65 + 129), or the 32-px patch models (GPT-4.1-mini/nano, o4-mini: patches up to 1536, times
-  a multiplier; ``detail`` does not apply).
+  documented variant: GPT-4o-mini (2833 + 5667), o3 (75 + 150), or the 32-px patch models
+  (GPT-4.1-mini/nano, o4-mini: patches up to 1536, times a multiplier; ``detail`` does not
+  apply). Any other model is priced as GPT-4o.
 * ``gemini``: 258 when both sides are at most 384 px, else 258 per 768x768 tile.
 
 Without both dimensions the cost is ``default``: Mesh's 8,192 per image, a deliberate
@@ -66,8 +66,6 @@ OPENAI_RULES: tuple[tuple[str, TileRule | PatchRule], ...] = (
     ("gpt-4.1-nano", PatchRule(Fraction("2.46"))),
     ("o4-mini", PatchRule(Fraction("1.72"))),
     ("gpt-4o-mini", TileRule(2833, 5667)),
-    ("computer-use-preview", TileRule(65, 129)),
-    ("o1", TileRule(75, 150)),
     ("o3", TileRule(75, 150)),
 )
 OPENAI_DEFAULT_RULE = TileRule(85, 170)  # GPT-4o, GPT-4.1, GPT-4.5 and any model not listed
