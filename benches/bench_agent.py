@@ -181,7 +181,7 @@ def path_rows(turns: int, calls: bool = False) -> tuple[list[tuple[str, ...]], l
                 title,
                 str(len(s.calls)),
                 f"{s.share:.3f}",
-                f"{s.anthropic_share:.3f}",
+                f"{s.anthropic_share:.3f}" if any(c.anthropic_tokens for c in s.calls) else "-",
                 own,
                 str(s.over_limit),
                 f"{s.max_fill:.2f}",

@@ -106,6 +106,21 @@ async def test_build_context_runs_the_engine() -> None:
     assert empty.startswith("error:")
 
 
+async def test_build_context_answers_with_the_blocks_a_conversation_sends() -> None:
+    # one rendering of the engine's items: what build_context returns is the block list the
+    # conversation's context message carries for the same question (after its one-line header)
+    from ctxsieve import Conversation
+
+    question = "what is the vpn gateway?"
+    async with Client(mcp_server(engine())) as client:
+        text = text_of(await client.call_tool("build_context", {"query": question}))
+    conv = Conversation(engine())
+    conv.add_user(question)
+    call = conv.prepare()
+    assert conv.context is not None and conv.context.text() == text
+    assert call.messages[0].text.endswith("\n\n" + text) and call.messages[1].text == question
+
+
 def test_needs_at_least_one_tool() -> None:
     with pytest.raises(ValueError, match="give an engine"):
         mcp_server()

@@ -13,6 +13,15 @@ Because the helpers read their store, the server can run in its own process next
 the same command) serves over stdio what the agent's ``Offloader`` wrote to that store (add
 ``--policy policy.yaml`` for ``build_context``); see ``ctxsieve.commands.mcp``.
 
+A tool server makes no model calls: the client's agent loop owns the conversation, so there is
+nothing here to admit or to lay out for the prefix cache. What the server shares with the
+conversation is what a tool can: the same tool definitions (``_common.describe``: one
+description and a description per argument, the words LangChain and PydanticAI send), the store
+a ``Conversation``'s offloader writes to (``ctx_read``/``ctx_grep`` read its handles), and
+``build_context``'s answer, which is the block list a conversation's context message carries for
+the same question (``stages.render.block`` per item; stable items included, since a tool result
+has no system prompt to hold them).
+
 Needs the ``mcp`` extra: ``pip install 'ctxsieve[mcp]'``.
 
 >>> import asyncio, tempfile
