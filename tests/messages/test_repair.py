@@ -272,6 +272,27 @@ def test_two_calls_with_one_id_in_one_message_take_their_results_in_order():
     ]
 
 
+def test_a_result_answers_the_latest_call_of_its_id():
+    # the earlier call with the same id went unanswered; the result right after the later one
+    # is that one's, so the earlier gets the stand-in and the later keeps its real result
+    msgs = [asst("x"), say(), asst("x"), res("x")]
+    fixed = repair(msgs)
+    assert [(m.role, [r.is_error for r in m.tool_results]) for m in fixed.messages] == [
+        ("assistant", []),
+        ("tool", [True]),
+        ("user", []),
+        ("assistant", []),
+        ("tool", [False]),
+    ]
+    assert fixed.messages[4].tool_results[0].parts == msgs[3].tool_results[0].parts
+    assert [(r.kind, r.index) for r in fixed.repairs] == [("duplicate_call_id", 2), ("missing_result", 0)]
+
+
+def test_a_system_message_between_a_call_and_its_result_goes_after_the_result():
+    msgs = [asst("a"), Message("system", (Text("note"),)), res("a")]
+    assert [m.role for m in repair(msgs).messages] == ["assistant", "tool", "system"]
+
+
 def test_a_second_result_for_one_call_is_dropped():
     fixed = repair([asst("a"), res("a"), res("a"), say()])
     assert [m.role for m in fixed.messages] == ["assistant", "tool", "user"]
