@@ -78,19 +78,6 @@ def _request_parts(m: Message) -> list[Any]:
     return request_parts(m, "call message")
 
 
-def _read(msg: Any, i: int) -> list[tuple[Message, Any]]:
-    # a run of tool returns goes in as one message per result, each with its part: providers
-    # send one message per result, and the conversation costs framing per message
-    # (tests/conversation/test_tool_message_cost.py; the written request is the same either way)
-    out: list[tuple[Message, Any]] = []
-    for m, origin in read_one(msg, f"messages[{i}]"):
-        if m.role == "tool" and len(m.parts) > 1:
-            out += [(Message("tool", (r,)), (part,)) for r, part in zip(m.parts, origin)]
-        else:
-            out.append((m, origin))
-    return out
-
-
 def _tool_schema(t: Any) -> dict[str, Any]:
     # what a model is given for a function tool, in the OpenAI shape the conversation counts
     fn = {"name": t.name, "description": t.description or "", "parameters": t.parameters_json_schema}
@@ -182,7 +169,7 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
 
     @staticmethod
     def _messages(thread: Thread, ctx: Any, request_context: Any) -> list[Message]:
-        msgs = thread.read(request_context.messages, _read)
+        msgs = thread.read(request_context.messages, lambda m, i: read_one(m, f"messages[{i}]"))
         summaries = [k for k, m in enumerate(msgs) if m.role == "user" and parse_summary(m.text)]
         prompt = ctx.prompt if isinstance(ctx.prompt, str) else None
         if prompt and summaries and not any(m.role == "user" for m in msgs[summaries[-1] + 1 :]):
