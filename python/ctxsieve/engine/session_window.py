@@ -69,7 +69,8 @@ class SessionWindow:
 
     @property
     def tokens_used(self) -> int:
-        """Tokens of the items this call added: what its budget limits."""
+        """What this call added costs as rendered (its items, wrappers and the framing of the
+        messages it opened): what its budget limits."""
         return self.window.tokens_used
 
     @property
