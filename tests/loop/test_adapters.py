@@ -13,6 +13,10 @@ from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
 from ctxsieve.loop import AnthropicAdapter, OpenAIAdapter, adapter_for, message_tokens, units
 from ctxsieve.loop.adapters import parse_summary
+from ctxsieve.messages import MessageError
+
+IMG = "https://example.com/chart.png"
+AN_IMAGE = {"type": "image", "source": {"type": "url", "url": IMG}}
 
 
 def test_openai_ids_text_and_cost() -> None:
@@ -21,16 +25,28 @@ def test_openai_ids_text_and_cost() -> None:
     assert a.tool_call_ids(call) == ["c1", "c2"]
     assert a.tool_result_ids(call) == []
     assert a.text(call) == "let me look"
-    assert "tool_c1" in a.cost_text(call) and '{\\"q\\": \\"x\\"}' in a.cost_text(call)
+    # what is sent, as it is sent: the call's id, name and arguments verbatim (ctxsieve.messages.sent_texts)
+    assert a.cost_text(call).split("\n") == [
+        "let me look",
+        "c1",
+        "tool_c1",
+        '{"q": "x"}',
+        "c2",
+        "tool_c2",
+        '{"q": "x"}',
+    ]
     res = oa_result("c1", "output")
     assert (a.tool_result_ids(res), a.tool_results(res)) == (["c1"], [("c1", "output")])
-    parts = {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {}}]}
+    parts = {
+        "role": "user",
+        "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": IMG}}],
+    }
     assert a.text(parts) == "a"
 
 
 def test_anthropic_several_results_in_one_message() -> None:
     a = AnthropicAdapter()
-    msg = an_results(("t1", "first"), ("t2", [{"type": "text", "text": "second"}, {"type": "image", "source": {}}]))
+    msg = an_results(("t1", "first"), ("t2", [{"type": "text", "text": "second"}, AN_IMAGE]))
     assert a.tool_result_ids(msg) == ["t1", "t2"]
     assert a.tool_results(msg) == [("t1", "first"), ("t2", "second")]
     assert a.tool_call_ids(an_call("t1", "t2")) == ["t1", "t2"]
@@ -39,12 +55,12 @@ def test_anthropic_several_results_in_one_message() -> None:
 
 def test_replace_tool_result_copies_and_keeps_other_blocks() -> None:
     a = AnthropicAdapter()
-    msg = an_results(("t1", "first"), ("t2", [{"type": "text", "text": "second"}, {"type": "image", "source": {}}]))
+    msg = an_results(("t1", "first"), ("t2", [{"type": "text", "text": "second"}, AN_IMAGE]))
     before = copy.deepcopy(msg)
     out = a.replace_tool_result(msg, "t2", "short")
     assert msg == before  # never mutated
     assert a.tool_results(out) == [("t1", "first"), ("t2", "short")]
-    assert out["content"][1]["content"][1] == {"type": "image", "source": {}}
+    assert out["content"][1]["content"][1] == AN_IMAGE
     with pytest.raises(KeyError, match="t9"):
         a.replace_tool_result(msg, "t9", "x")
     o = OpenAIAdapter()
@@ -72,8 +88,11 @@ def test_adapter_detection() -> None:
     assert isinstance(adapter_for([], "anthropic"), AnthropicAdapter)
     with pytest.raises(ValueError, match="style"):
         adapter_for([], "gemini")
-    with pytest.raises(TypeError, match="MessageAdapter"):
-        adapter_for([object()])
+    # messages are read by the codecs here, strictly: the error names the message
+    with pytest.raises(MessageError, match=r"messages\[1\]: a message must be a mapping"):
+        adapter_for([{"role": "user", "content": "hi"}, object()])
+    with pytest.raises(MessageError, match=r"messages\[0\]\.tool_calls\[0\]\.function"):
+        adapter_for([{"role": "assistant", "content": "x", "tool_calls": [{"id": "c1", "function": "lookup"}]}])
 
 
 def test_units_openai_parallel_calls_and_orphans() -> None:

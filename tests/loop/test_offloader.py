@@ -20,6 +20,7 @@ from ctxsieve.loop import AnthropicAdapter, Offloader
 from ctxsieve.stores import SQLiteStore, open_store
 
 HANDLE = re.compile(r"ctx_[0-9a-f]{32}")
+AN_IMAGE = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
 
 
 @pytest.fixture
@@ -44,7 +45,15 @@ def test_offloads_each_result_block_separately(store: SQLiteStore) -> None:
     off = Offloader(store, max_tokens=150, preview_tokens=20)
     big1, big2 = numbered(200), "B" * 5000
     msg = an_results(
-        ("t1", big1), ("t2", "small"), ("t3", [{"type": "text", "text": big2}, {"type": "image", "source": {}}])
+        ("t1", big1),
+        ("t2", "small"),
+        (
+            "t3",
+            [
+                {"type": "text", "text": big2},
+                AN_IMAGE,
+            ],
+        ),
     )
     before = copy.deepcopy(msg)
     out = off.offload([{"role": "user", "content": "hi"}, msg])
@@ -55,7 +64,10 @@ def test_offloads_each_result_block_separately(store: SQLiteStore) -> None:
     assert h1 != h3
     assert results["t1"].startswith("line 00000")
     assert kernels.estimate_tokens([results["t1"]])[0] <= 150
-    assert out[1]["content"][2]["content"][1] == {"type": "image", "source": {}}  # the image stays
+    assert out[1]["content"][2]["content"][1] == {
+        "type": "image",
+        "source": {"type": "url", "url": "https://example.com/a.png"},
+    }  # the image stays
     cap = off._line_cap()
     assert (
         off.ctx_read(h3, 0, 1)

@@ -9,6 +9,7 @@ import pytest
 from tests_loop_helpers import an_call, an_results, oa_call, oa_result
 
 from ctxsieve.loop import MemoryToolkit, SessionHistory
+from ctxsieve.messages import MessageError
 from ctxsieve.stores import open_store
 from ctxsieve.types import ContextItem
 
@@ -53,13 +54,19 @@ def test_archiving_again_replaces(store: Any) -> None:
     assert h.count() == 1 and h.search("first") == []
 
 
-def test_malformed_tool_calls_still_archive(store: Any) -> None:
-    # a tool call whose "function" is not a mapping raised AttributeError while rendering
+def test_malformed_tool_calls_are_an_error_naming_the_message(store: Any) -> None:
+    # a tool call whose "function" is not a mapping raised AttributeError while rendering; it
+    # was then archived half-read. Messages are read by the codecs now, strictly (issue 13):
+    # the error names the message and the field, and nothing is archived
     h = SessionHistory(store, "odd")
     call = {"role": "assistant", "content": "checking", "tool_calls": [{"id": "c1", "function": "lookup"}]}
-    assert h.archive([call, {"role": "tool", "tool_call_id": "c1", "content": "found it"}], start=0) == 1
+    with pytest.raises(MessageError, match=r"messages\[0\]\.tool_calls\[0\]\.function: a function must be a mapping"):
+        h.archive([call, {"role": "tool", "tool_call_id": "c1", "content": "found it"}], start=0)
+    assert h.count() == 0
+    good = {**call, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}
+    assert h.archive([good, {"role": "tool", "tool_call_id": "c1", "content": "found it"}], start=0) == 1
     [hit] = h.search("checking")
-    assert "[tool call c1]" in hit.text and "[tool result c1] found it" in hit.text
+    assert "[tool call c1] lookup({})" in hit.text and "[tool result c1] found it" in hit.text
 
 
 def test_anthropic_units_archive(store: Any) -> None:

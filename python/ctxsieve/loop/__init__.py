@@ -1,6 +1,9 @@
 """Helpers for inside the agent loop; none of them needs the engine.
 
-* ``units`` and the adapters (OpenAI, Anthropic, or your own ``MessageAdapter``)
+* ``units`` and the adapters: provider messages and ``ctxsieve.messages.Message`` objects are
+  read with the codecs of ``ctxsieve.messages`` (``MessagesAdapter``; ``OpenAIAdapter`` and
+  ``AnthropicAdapter`` write new messages in their shape); a framework's own message type
+  goes through a ``MessageAdapter``
 * ``Compactor``: summarise aged history past a threshold, never splitting a tool call
 * ``Offloader``: huge tool results into a store, read back with ``ctx_read`` / ``ctx_grep``
 * ``SessionHistory``: ``session_search`` over the history that left the conversation
@@ -13,6 +16,7 @@ from ctxsieve.loop.adapters import (
     MESSAGE_FRAMING_TOKENS,
     AnthropicAdapter,
     MessageAdapter,
+    MessagesAdapter,
     OpenAIAdapter,
     adapter_for,
     message_tokens,
@@ -35,6 +39,7 @@ __all__ = [
     "MemorySource",
     "MemoryToolkit",
     "MessageAdapter",
+    "MessagesAdapter",
     "Offloader",
     "OpenAIAdapter",
     "SessionHistory",

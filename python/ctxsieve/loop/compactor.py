@@ -11,8 +11,12 @@ The summary message records how many original messages it stands for, so positio
 session search stay those of the original conversation across repeated compactions. It is as
 private as what it summarises: its ``audience`` is the most restrictive of the audiences of the
 messages it covers and of the summary it folds in (``ctxsieve.audience``), so compaction never
-makes a private message public; a message type that cannot carry the label (not a dict) is not
-compacted when the aged part is restricted (reason ``restricted_audience``).
+makes a private message public; a message type that cannot carry the label (not a dict or a
+``Message``) is not compacted when the aged part is restricted (reason ``restricted_audience``).
+Provider messages are read with the codecs of ``ctxsieve.messages`` (``ctxsieve.loop.codec``),
+and the summary is written in the shape of the conversation (a ``Message`` for a list of
+``Message`` objects). The threshold is counted with ``estimator=`` as admission counts a
+message (``message_tokens``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxsieve.audience import message_audience, restrict
@@ -28,6 +32,7 @@ from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
 from ctxsieve.loop.session import SessionHistory
 from ctxsieve.loop.transcript import render
 from ctxsieve.loop.units import units
+from ctxsieve.messages import Message
 from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 
 logger = logging.getLogger("ctxsieve.loop.compactor")
@@ -166,10 +171,13 @@ class Compactor:
             return self._unchanged(messages, f"failed:{type(exc).__name__}", before)
         summary = a.make_summary(text.strip(), covered + len(aged))
         if audience is not None:
-            if not isinstance(summary, Mapping):
+            if isinstance(summary, Message):
+                summary = replace(summary, audience=audience)
+            elif isinstance(summary, Mapping):
+                summary = {**summary, "audience": sorted(audience)}
+            else:
                 # nowhere to put the label: summarising would make private messages public
                 return self._unchanged(messages, "restricted_audience", before)
-            summary = {**summary, "audience": sorted(audience)}
         out = [*messages[:lead], summary, *kept]
         after = self.tokens(out)
         self.last = CompactionReport(True, "compacted", before, after, len(aged))

@@ -30,6 +30,7 @@ from ctxsieve.audience import Audience, eligible, message_audience, parse_audien
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.loop.transcript import render
 from ctxsieve.loop.units import units
+from ctxsieve.messages import Message, openai_chat
 from ctxsieve.stores import Record, SearchFilter, open_store
 from ctxsieve.stores._fields import check_identity
 
@@ -89,8 +90,9 @@ class SessionHistory:
             # the unit's audience is stored apart from its messages: an SDK object's label would
             # otherwise be lost in its JSON text
             label = None if aud is None else sorted(aud)
+            stored = [x for m in u.messages for x in _storable(m)]
             payload = json.dumps(
-                {"end": start + u.end, "messages": list(u.messages), "audience": label}, ensure_ascii=False, default=str
+                {"end": start + u.end, "messages": stored, "audience": label}, ensure_ascii=False, default=str
             )
             records.append(
                 Record(
@@ -159,6 +161,11 @@ class SessionHistory:
 
         session_search.__doc__ = SessionHistory.session_search.__doc__
         return [session_search]
+
+
+def _storable(m: Any) -> list[Any]:
+    # a Message is stored as the OpenAI Chat dicts it writes as (what a hit gives back)
+    return openai_chat.write_one(m, "message", reasoning=True) if isinstance(m, Message) else [m]
 
 
 def _unit_audience(data: Any) -> Audience:

@@ -1,6 +1,9 @@
 """Plain-text renderings of messages, for summarisers and for search over dropped history.
 
->>> from ctxsieve.loop.adapters import OpenAIAdapter
+Provider messages are rendered from the ``Message`` objects they read as; a framework's own
+messages through their adapter's ``text`` and ``tool_results``.
+
+>>> from ctxsieve.loop.codec import OpenAIAdapter
 >>> print(render(OpenAIAdapter(), [{"role": "user", "content": "hi"},
 ...     {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
 ...      "function": {"name": "search", "arguments": "{\\"q\\": \\"refund\\"}"}}]}]))
@@ -10,50 +13,41 @@ assistant: [tool call c1] search({"q": "refund"})
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ctxsieve.loop.adapters import MessageAdapter
+from ctxsieve.messages import Message
 
 
-def _calls(message: Any) -> list[str]:
-    """``name(arguments)`` for each tool call of an OpenAI or Anthropic assistant dict."""
-    if not isinstance(message, Mapping):
-        return []
-    out = []
-    for c in message.get("tool_calls") or ():
-        if isinstance(c, Mapping):
-            fn = c.get("function")
-            fn = fn if isinstance(fn, Mapping) else {}  # malformed calls are still listed
-            out.append(f"[tool call {c.get('id')}] {fn.get('name')}({fn.get('arguments', '')})")
-    content = message.get("content")
-    if isinstance(content, list):
-        for b in content:
-            if isinstance(b, Mapping) and b.get("type") == "tool_use":
-                args = json.dumps(b.get("input", {}), ensure_ascii=False, default=str)
-                out.append(f"[tool call {b.get('id')}] {b.get('name')}({args})")
-    return out
+def render_message(m: Message) -> str:
+    """``role: text``, each tool call as ``[tool call id] name(arguments)`` and each result as
+    ``[tool result id] text``."""
+    if m.role == "tool":
+        return "tool: " + "\n".join(f"[tool result {r.call_id}] {r.text}" for r in m.tool_results)
+    pieces = [m.text] if m.text else []
+    pieces += [f"[tool call {c.id}] {c.name}({c.arguments})" for c in m.tool_calls]
+    return f"{m.role}: " + "\n".join(pieces)
 
 
-def render_message(adapter: MessageAdapter, message: Any) -> str:
+def _render_native(adapter: MessageAdapter, message: Any) -> str:
     role = adapter.role(message)
     results = adapter.tool_results(message)
-    if results:
-        parts = [f"[tool result {cid}] {text}" for cid, text in results]
-        own = adapter.text(message)
-        # Anthropic user messages may mix text with results; the text comes first in the output
-        leftover = own
-        for _, text in results:
-            leftover = leftover.replace(text, "", 1)
-        if leftover.strip():
-            parts.insert(0, leftover.strip())
-        return f"{role}: " + "\n".join(parts)
-    pieces = [adapter.text(message)] if adapter.text(message) else []
-    pieces.extend(_calls(message))
-    return f"{role}: " + "\n".join(pieces)
+    if not results:
+        return f"{role}: {adapter.text(message)}"
+    parts = [f"[tool result {cid}] {text}" for cid, text in results]
+    # a framework message may mix text with results; its own text comes first
+    leftover = adapter.text(message)
+    for _, text in results:
+        leftover = leftover.replace(text, "", 1)
+    if leftover.strip():
+        parts.insert(0, leftover.strip())
+    return f"{role}: " + "\n".join(parts)
 
 
 def render(adapter: MessageAdapter, messages: Sequence[Any]) -> str:
     """One ``role: text`` block per message, tool calls and results labelled with their ids."""
-    return "\n".join(render_message(adapter, m) for m in messages)
+    read = getattr(adapter, "messages", None)
+    if callable(read):
+        return "\n".join(render_message(m) for raw in messages for m in read(raw))
+    return "\n".join(_render_native(adapter, m) for m in messages)

@@ -15,11 +15,8 @@ is kept as given.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.tokenizers.estimator import Estimator, EstimatorLike
-from ctxsieve.tokenizers.estimators import resolve_estimator
+from ctxsieve.tokenizers.estimator import Estimator
 
 
 def estimate(cands: Candidates, estimator: Estimator) -> None:
@@ -33,15 +30,3 @@ def estimate(cands: Candidates, estimator: Estimator) -> None:
         return
     for i, c in zip(todo, estimator.count([cands.texts[i] for i in todo])):
         known[i] = c
-
-
-# Deprecated: ``TokenEstimator(spec)`` is ``resolve_estimator(spec)`` and the type is ``Estimator``.
-# Kept only while the engine package and the conversation layer, written alongside this change,
-# still import the old name; new code imports ``ctxsieve.tokenizers``.
-if TYPE_CHECKING:
-    TokenEstimator = Estimator
-else:
-
-    class TokenEstimator(Estimator):
-        def __new__(cls, spec: EstimatorLike = None) -> Estimator:
-            return resolve_estimator(spec)
