@@ -159,7 +159,7 @@ def test_a_user_corpus_runs_end_to_end(tmp_path):
     for name, rows in (("documents", docs), ("questions", questions)):
         (corpus / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out"
-    args = ["eval", "--corpus", str(corpus), "--budgets", "300", "--retriever", "bm25", "--out", str(out), "--quiet"]
+    args = ["eval", "--corpus", str(corpus), "--budgets", "400", "--retriever", "bm25", "--out", str(out), "--quiet"]
     assert main(args) == 0
     rows = {
         r["config"]: r

@@ -32,6 +32,7 @@ from ctxsieve.conversation.context import select_context, system_text
 from ctxsieve.conversation.cuts import Cut, gap_notice
 from ctxsieve.conversation.system import head as system_head
 from ctxsieve.messages import Message, Text, openai_chat
+from ctxsieve.messages.repair import repair
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 if TYPE_CHECKING:
@@ -128,6 +129,24 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     return cost
 
 
+def _repair(conv: Conversation, notes: list[str]) -> None:
+    """Never send an orphan: a call without its result gets a stand-in result (marked as an
+    error), a result without its call is dropped, ids are made unique (``messages.repair``).
+    The repaired transcript is kept, so every later call sends the same bytes."""
+    t = conv.transcript
+    turn_first = t[conv._turn_start].message if conv._turn_start < len(t) else None
+    fixed = repair(t.messages(t.start))
+    conv._open.clear()
+    conv._suspect = False
+    if not fixed.changed:
+        return
+    t.replace_from(t.start, list(fixed.messages), conv._cost)
+    if turn_first is not None:
+        conv._turn_start = t.index_of(turn_first, t.start)
+    notes += [f"repaired ({r.kind}): {r}" for r in fixed.repairs]
+    conv.repairs.extend(fixed.repairs)
+
+
 def _wanted(conv: Conversation) -> int:
     """What the engine may add this turn: its budget, within ``Limits.memory_ceiling``."""
     want = int(conv.engine.budget.total)
@@ -192,6 +211,8 @@ def admit(
     tools = conv._tools_tokens if with_tools else 0
     if conv.system is None:
         _start_system(conv, limit)
+    if conv._open or conv._suspect:
+        _repair(conv, notes)
     if gathered is not None:
         system = conv._system_tokens if conv.system is not None else conv._base_system_tokens
         _context(conv, gathered, system + tools + overhead, call_index, notes)

@@ -56,6 +56,7 @@ from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
 from ctxsieve.conversation.transcript import Transcript
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
+from ctxsieve.messages.repair import Repair
 from ctxsieve.messages.replies import response_message
 from ctxsieve.messages.texts import read_any, sent_texts
 from ctxsieve.messages.wire import WireCache
@@ -180,12 +181,16 @@ class Conversation:
         self.transcript = Transcript()
         self._wire = WireCache()  # each message written once across calls
         self._seen: list[Message] = []  # the loop's messages as given (before any capping), for sync
+        self._open: set[str] = set()  # tool calls still without a result
+        self._call_ids: set[str] = set()
+        self._suspect = False  # a result without its call, or an empty or repeated call id
         self.shown = Shown()
         self.turn = 0  # user turns so far
         self._turn_start = 0  # transcript index where the current user turn begins
         self._query: str | None = None  # the current turn's text, while its context is pending
         self.context: TurnContext | None = None  # the current turn's engine contribution
         self.cuts: list[Cut] = []
+        self.repairs: list[Repair] = []  # what the conversation repaired before its calls
         self._notice: tuple[Message, int] | None = None
         self._last: tuple[int, str, int, bool, int] | None = None  # (start, system, notice id, tools, end) sent last
         self._windows: dict[str, InputLimit] = {}
@@ -244,6 +249,7 @@ class Conversation:
         checked = [self._checked(m, where) for m in msgs]  # all or nothing
         for m in checked:
             self._seen.append(m)
+            self._track_calls(m)
             if m.role == "tool" and self.offloader is not None:
                 m = self._capped(m)
             if m.role == "user":
@@ -253,6 +259,22 @@ class Conversation:
                 self._attribution = None
                 self.context = None
             self.transcript.append(m, self._cost(m), kind="message", turn=self.turn)
+
+    def _track_calls(self, m: Message) -> None:
+        # O(1) per message: a call needs repair only when this bookkeeping says it might
+        # (an unanswered call, a result without its call, an empty or repeated id)
+        if m.role == "assistant":
+            for c in m.tool_calls:
+                if not c.id or c.id in self._call_ids:
+                    self._suspect = True
+                self._call_ids.add(c.id)
+                self._open.add(c.id)
+        elif m.role == "tool":
+            for r in m.tool_results:
+                if r.call_id in self._open:
+                    self._open.discard(r.call_id)
+                else:
+                    self._suspect = True
 
     def sync(self, messages: Sequence[Any]) -> int:
         """Bring the transcript up to date with a framework's whole message list (any shape the
@@ -281,6 +303,7 @@ class Conversation:
         self.transcript = Transcript()
         self._wire = WireCache()
         self._seen = []
+        self._open, self._call_ids, self._suspect = set(), set(), False
         self.shown.forget_before(self.turn + 1)
         self._notice = None
         if self._last is not None:

@@ -15,7 +15,7 @@ admitting a call never walks the conversation. A cut never rewrites a message: i
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -85,6 +85,34 @@ class Transcript:
         del self._prefix[at + 1 :]
         for e in self._entries[at:]:
             self._prefix.append(self._prefix[-1] + e.tokens)
+
+    def replace_from(self, start: int, messages: list[Message], cost: Callable[[Message], int]) -> None:
+        """Entries ``start`` on become ``messages`` (a repair): an entry whose message object
+        stays keeps its cost, kind and turn; a new message is costed and joins the turn of the
+        entry before it."""
+        old = {id(e.message): e for e in self._entries[start:]}
+        out: list[Entry] = []
+        for m in messages:
+            e = old.get(id(m))
+            if e is None or e.message is not m:
+                turn = out[-1].turn if out else (self._entries[start - 1].turn if start else 0)
+                e = Entry(m, cost(m), "message", turn)
+            out.append(e)
+        first = next((k for k, (a, b) in enumerate(zip(self._entries[start:], out)) if a is not b), None)
+        if first is None and len(out) == len(self._entries) - start:
+            return
+        self._touched(start + (first if first is not None else min(len(out), len(self._entries) - start)))
+        self._entries[start:] = out
+        del self._prefix[start + 1 :]
+        for e in out:
+            self._prefix.append(self._prefix[-1] + e.tokens)
+
+    def index_of(self, message: Message, start: int = 0) -> int:
+        """Where ``message`` (this very object) is, from ``start`` on."""
+        for k in range(start, len(self._entries)):
+            if self._entries[k].message is message:
+                return k
+        raise ValueError("message not in the transcript")
 
     def replace_head(self, end: int, summary: Message, tokens: int, turn: int) -> None:
         """Compaction: messages ``start`` to ``end`` become one summary entry at ``end - 1``
