@@ -188,3 +188,17 @@ def test_tool_results_are_what_the_agent_state_holds() -> None:
     assert (
         result.name == "lookup" and result.content.startswith("order A-1: shipped.") and result.id
     )  # the state's own object
+
+
+def test_a_thread_keeps_the_readings_of_its_current_list_only() -> None:
+    from ctxsieve.conversation import Conversation
+    from ctxsieve.integrations._conversation import Thread
+    from ctxsieve.integrations.langchain_messages import read_one
+
+    thread = Thread(Conversation())
+    old = [HumanMessage(f"q{i}") for i in range(200)]
+    read = thread.read(old, lambda m, i: [(read_one(m, f"m[{i}]"), m)])
+    assert thread.origin(read[5]) is old[5]
+    new = [HumanMessage("[summary]"), HumanMessage("q200")]
+    again = thread.read(new, lambda m, i: [(read_one(m, f"m[{i}]"), m)])
+    assert len(thread._read) == 2 and thread.origin(again[1]) is new[1] and thread.origin(read[5]) is None

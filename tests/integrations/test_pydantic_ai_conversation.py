@@ -190,3 +190,41 @@ async def test_offloaded_results_are_stored_and_the_model_greps_them(store: Any)
         if isinstance(p, ToolReturnPart) and p.tool_name == "fetch_logs"
     ]
     assert len(kept) == 1 and HANDLE.search(str(kept[0].content)) and "entry 999" not in str(kept[0].content)
+
+
+async def test_once_compaction_summarised_the_prompt_away_the_request_sends_it_after_the_summary() -> None:
+    from ctxsieve.loop import Compactor, SummaryRequest
+
+    async def summarize(req: SummaryRequest) -> str:
+        return f"{len(req.messages)} messages of log pages"
+
+    seen: list[list[ModelMessage]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        if len(seen) <= 5:  # a long run of tool calls after one question
+            return ModelResponse([ToolCallPart("page", {"n": len(seen)}, tool_call_id=f"p{len(seen)}")])
+        return ModelResponse([TextPart("done")])
+
+    cap = ContextCapability(engine(), compactor=Compactor(summarize, threshold_tokens=300, keep_last=1))
+    a = Agent(FunctionModel(model), system_prompt="You read logs.", capabilities=[cap])
+
+    @a.tool_plain
+    def page(n: int) -> str:
+        """Fetch one page of the logs.
+
+        Args:
+            n: the page number.
+        """
+        return numbered(20, f"page {n} entry")
+
+    result = await a.run("Where is order A-7?")
+    stored = from_pydantic_ai(result.all_messages())
+    assert not any(m.role == "user" and m.text == "Where is order A-7?" for m in stored)  # summarised away
+    compacted = [openai(s) for s in seen if any("[Summary of the" in str(m.get("content")) for m in openai(s))]
+    assert compacted
+    for body in compacted:
+        k = next(i for i, m in enumerate(body) if str(m.get("content", "")).startswith("[Summary of the"))
+        asked = [i for i, m in enumerate(body) if m.get("content") == "Where is order A-7?"]
+        assert asked == [k + 2] and "Parcels ship within 2" in body[k + 1]["content"]  # its context before it
+        assert "Name the order number you checked." in body[0]["content"]

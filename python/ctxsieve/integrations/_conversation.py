@@ -51,6 +51,12 @@ class Thread:
                 hit = (obj, [m for m, _ in pairs])
                 self._read[id(obj)] = hit
             out += hit[1]
+        if len(self._read) > 2 * len(objects) + 64:
+            # what a compaction or a cut of the framework's list left behind: forget it, so a
+            # long thread keeps the readings of its current list only
+            self._read = {id(o): self._read[id(o)] for o in objects}
+            kept = {id(m) for _, msgs in self._read.values() for m in msgs}
+            self._origin = {k: v for k, v in self._origin.items() if k in kept}
         return out
 
     def remember(self, obj: Any, message: Message, origin: Any) -> None:
