@@ -77,15 +77,7 @@ KNOWN_VIOLATIONS: dict[tuple[str, ...], str] = {
     # admission's Session opens a store itself (issue 13: "admission/session.py imports stores");
     # the admission work turns it into a store given by the caller
     ("layer", "ctxsieve.admission.session", "ctxsieve.stores"): "admission",
-    # the Conversation opens its snapshot/offload store by URL; the conversation work takes one
-    ("layer", "ctxsieve.conversation.conversation", "ctxsieve.stores"): "conversation",
     ("cycle", "ctxsieve.admission.assembly", "ctxsieve.admission.session", "ctxsieve.admission.turn"): "admission",
-    (
-        "cycle",
-        "ctxsieve.conversation.admit",
-        "ctxsieve.conversation.compaction",
-        "ctxsieve.conversation.conversation",
-    ): "conversation",
     ("cycle", "ctxsieve.loop.memory", "ctxsieve.loop.memory_source"): "loop/stores",
     ("cycle", "ctxsieve.stores._redis_retention", "ctxsieve.stores.redis"): "loop/stores",
     (

@@ -15,10 +15,9 @@ from .helpers import TOOLS, run_turn, text_reply
 
 
 def test_every_prompt_is_snapshotted_before_its_call(tmp_path):
-    path = tmp_path / "snap.db"
-    conv = Conversation(system="s", tools=TOOLS, snapshot_store=path, conversation_id="conv-1")
+    store = open_snapshot_store(tmp_path / "snap.db")
+    conv = Conversation(system="s", tools=TOOLS, snapshot_store=store, conversation_id="conv-1")
     calls = run_turn(conv, 1)
-    store = open_snapshot_store(path)
     for call in calls:
         assert call.snapshot_id and call.report.snapshot_id == call.snapshot_id
         saved = json.loads(store.load_snapshot(call.snapshot_id))
@@ -27,7 +26,7 @@ def test_every_prompt_is_snapshotted_before_its_call(tmp_path):
 
 
 def test_an_unchanged_prompt_reuses_its_snapshot(tmp_path):
-    conv = Conversation(system="s", snapshot_store=tmp_path / "snap.db")
+    conv = Conversation(system="s", snapshot_store=open_snapshot_store(tmp_path / "snap.db"))
     conv.add_user("hi")
     first = conv.prepare()
     again = conv.prepare()  # prepared again before an answer: the same prompt, a new attempt
@@ -50,3 +49,9 @@ def test_run_allowances_stop_the_loop_before_the_call():
 def test_a_conversation_id_that_cannot_be_stored_as_given_is_refused(bad):
     with pytest.raises(ConfigError, match="conversation_id"):
         Conversation(conversation_id=bad)
+
+
+def test_a_path_is_not_a_snapshot_store(tmp_path):
+    # stores are a layer below the conversation: the caller opens one, the conversation never does
+    with pytest.raises(ConfigError, match="open_snapshot_store"):
+        Conversation(snapshot_store=str(tmp_path / "snap.db"))

@@ -36,27 +36,27 @@ from ctxsieve.messages.repair import repair
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 if TYPE_CHECKING:
-    from ctxsieve.conversation.conversation import Conversation
+    from ctxsieve.conversation.state import State
 
 # Below this many tokens of room, the engine is not asked for context: one framed block would
 # not fit, and the trace would only list budget exclusions.
 MIN_CONTEXT_BUDGET = 2 * MESSAGE_FRAMING_TOKENS
 
 
-def _keep(conv: Conversation, room: int) -> int:
+def _keep(conv: State, room: int) -> int:
     """What a cut lets the older turns keep: ``cut_to`` of the room the required part leaves
     them (not of the whole limit: with a large system prompt and many tools, a share of the
     limit kept nothing, and the next call cut again)."""
     return int(conv.cut_to * max(0, room))
 
 
-def _history(conv: Conversation) -> int:
+def _history(conv: State) -> int:
     t = conv.transcript
     notice = conv._notice[1] if conv._notice else 0
     return notice + t.tokens(t.start, conv._turn_start)
 
 
-def _cut(conv: Conversation, keep: int, call_index: int) -> Cut | None:
+def _cut(conv: State, keep: int, call_index: int) -> Cut | None:
     """Cut the oldest units so that the retained older turns cost at most ``keep``."""
     t = conv.transcript
     end = conv._turn_start
@@ -85,7 +85,7 @@ def _cut(conv: Conversation, keep: int, call_index: int) -> Cut | None:
     return cut
 
 
-def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, notes: list[str]) -> int:
+def _context(conv: State, gathered: Any, fixed: int, call_index: int, notes: list[str]) -> int:
     """Select the new turn's context within the room left; returns its tokens (0: none)."""
     t = conv.transcript
     lim = conv._limit_tokens
@@ -129,7 +129,7 @@ def _context(conv: Conversation, gathered: Any, fixed: int, call_index: int, not
     return cost
 
 
-def _repair(conv: Conversation, notes: list[str]) -> None:
+def _repair(conv: State, notes: list[str]) -> None:
     """Never send an orphan: a call without its result gets a stand-in result (marked as an
     error), a result without its call is dropped, ids are made unique (``messages.repair``).
     The repaired transcript is kept, so every later call sends the same bytes."""
@@ -147,7 +147,7 @@ def _repair(conv: Conversation, notes: list[str]) -> None:
     conv.repairs.extend(fixed.repairs)
 
 
-def _wanted(conv: Conversation) -> int:
+def _wanted(conv: State) -> int:
     """What the engine may add this turn: its budget, within ``Limits.memory_ceiling``."""
     want = int(conv.engine.budget.total)
     ceiling = conv.limits.memory_ceiling
@@ -161,7 +161,7 @@ def context_message(blocks: str, attribution: str | None) -> str:
     return head + "\n" + blocks if blocks else head.rstrip("\n")
 
 
-def _start_system(conv: Conversation, limit: InputLimit) -> None:
+def _start_system(conv: State, limit: InputLimit) -> None:
     """The first call fixes the system prompt's head: instructions, labels, the roster that fits."""
     cap = limit.skills_cap(conv.limits.skills_fraction)
     text, n = system_head(conv._instructions, conv.labels, conv._skills, cap, conv._count)
@@ -169,12 +169,12 @@ def _start_system(conv: Conversation, limit: InputLimit) -> None:
     conv._base_system_tokens = conv._text_cost(text)
 
 
-def _freeze(conv: Conversation, text: str) -> None:
+def _freeze(conv: State, text: str) -> None:
     conv.system = text
     conv._system_tokens = MESSAGE_FRAMING_TOKENS + conv._count([text])[0] if text else 0
 
 
-def _context_tokens(conv: Conversation) -> tuple[int, int | None]:
+def _context_tokens(conv: State) -> tuple[int, int | None]:
     """Tokens of the current turn's context entry and its index (None: there is none)."""
     t = conv.transcript
     at = conv._turn_start
@@ -183,7 +183,7 @@ def _context_tokens(conv: Conversation) -> tuple[int, int | None]:
     return 0, None
 
 
-def cut_needed(conv: Conversation, limit: InputLimit, with_tools: bool, context_due: bool) -> int | None:
+def cut_needed(conv: State, limit: InputLimit, with_tools: bool, context_due: bool) -> int | None:
     """The tokens the older turns may keep when this call needs a cut, else None (the same
     arithmetic ``admit`` does; a compacting conversation summarises before admitting)."""
     t = conv.transcript
@@ -197,7 +197,7 @@ def cut_needed(conv: Conversation, limit: InputLimit, with_tools: bool, context_
 
 
 def admit(
-    conv: Conversation, model: str | None, limit: InputLimit, with_tools: bool, gathered: Any, *, new_call: bool
+    conv: State, model: str | None, limit: InputLimit, with_tools: bool, gathered: Any, *, new_call: bool
 ) -> Call:
     t = conv.transcript
     lim = limit.tokens

@@ -23,7 +23,7 @@ from ctxsieve.stages.render import block
 from ctxsieve.workers import Late, within
 
 if TYPE_CHECKING:
-    from ctxsieve.conversation.conversation import Conversation
+    from ctxsieve.conversation.state import State
 
 logger = logging.getLogger("ctxsieve.conversation")
 
@@ -64,7 +64,7 @@ def plain(messages: list[Message]) -> str:
     return "\n".join(lines)
 
 
-async def compact(conv: Conversation, keep: int, call_index: int) -> Cut | None:
+async def compact(conv: State, keep: int, call_index: int) -> Cut | None:
     """Summarise the oldest units so that what stays of the older turns costs at most ``keep``
     (the summary included); None when there is nothing to summarise or the summariser failed."""
     t = conv.transcript

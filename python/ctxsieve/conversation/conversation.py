@@ -30,40 +30,26 @@ stored whole and replaced by a preview and a handle for ``ctx_read``/``ctx_grep`
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import threading
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ctxsieve.admission.accounting import schema_json
-from ctxsieve.admission.calls import CallRecord
-from ctxsieve.admission.context import SystemPrompt, coerce_skills
 from ctxsieve.admission.errors import AudienceError, ContextBudgetError, TurnStateError
-from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP, EventCallback, Events
-from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup, resolve_input_limit, resolve_input_limit_async
-from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage, UsageTotals
-from ctxsieve.admission.runlimits import RunBudget, RunLimits
-from ctxsieve.audience import eligible, parse_readers
+from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
+from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
+from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage
+from ctxsieve.audience import eligible
 from ctxsieve.conversation.admit import admit, cut_needed
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction import compact
-from ctxsieve.conversation.context import Shown, TurnContext
-from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
+from ctxsieve.conversation.cuts import Cut
+from ctxsieve.conversation.state import State
 from ctxsieve.conversation.transcript import Transcript
-from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
-from ctxsieve.messages.repair import Repair
 from ctxsieve.messages.replies import response_message
-from ctxsieve.messages.texts import read_any, sent_texts
+from ctxsieve.messages.texts import read_any
 from ctxsieve.messages.wire import WireCache
-from ctxsieve.tokenizers import Estimator, resolve_estimator
-from ctxsieve.types import MESSAGE_FRAMING_TOKENS
-
-_CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 def _reply(response: Any) -> Message:
@@ -80,7 +66,7 @@ def _reply(response: Any) -> Message:
     return msgs[0]
 
 
-class Conversation:
+class Conversation(State):
     """One agent conversation: transcript, context, admission and requests. See the module doc.
 
     ``engine``: a ``ContextEngine`` whose sources feed each user turn (optional). ``system``:
@@ -98,126 +84,6 @@ class Conversation:
     and ``{search}`` are filled in). ``Limits.memory_ceiling`` caps what the engine adds per
     turn and ``Limits.history_ceiling`` what older turns may hold.
     """
-
-    def __init__(
-        self,
-        engine: Any = None,
-        *,
-        system: str | SystemPrompt = "",
-        tools: Sequence[Mapping[str, Any]] = (),
-        limits: Limits | None = None,
-        model: str | None = None,
-        estimator: Any = None,
-        reader: Any = None,
-        offloader: Any = None,
-        compactor: Any = None,
-        history: Any = None,
-        window_lookup: WindowLookup | None = None,
-        snapshot_store: Any = None,
-        on_event: EventCallback | None = None,
-        run_limits: RunLimits | RunBudget | None = None,
-        cut_to: float = 0.5,
-        conversation_id: str | None = None,
-        skills: Sequence[Any] = (),
-        labels: Mapping[str, str] | None = None,
-        gap_notice: str = DEFAULT_GAP_NOTICE,
-    ):
-        self.engine = engine
-        self.limits = limits or Limits()
-        self.model = model
-        if estimator is None:
-            estimator = engine.estimator if engine is not None else self.limits.tokenizer
-        self.estimator: Estimator = resolve_estimator(estimator)
-        self.readers = parse_readers(reader, "reader")
-        self.offloader = offloader
-        if compactor is not None and not callable(getattr(compactor, "summarize", None)):
-            raise ConfigError(f"compactor: expected an object with an async summarize(request), got {compactor!r}")
-        self.compactor = compactor
-        self.history = history
-        self.window_lookup = window_lookup
-        if isinstance(snapshot_store, (str, os.PathLike)):
-            from ctxsieve.stores import open_snapshot_store
-
-            snapshot_store = open_snapshot_store(snapshot_store)
-        self.snapshot_store = snapshot_store
-        self.events = Events(on_event)
-        # a RunBudget shared by several conversations makes its allowances span them
-        self.run = run_limits if isinstance(run_limits, RunBudget) else RunBudget(run_limits or RunLimits())
-        if isinstance(cut_to, bool) or not isinstance(cut_to, (int, float)) or not 0 < cut_to < 1:
-            raise ConfigError(f"cut_to: must be in (0, 1), got {cut_to!r}")
-        self.cut_to = float(cut_to)
-        if conversation_id is not None and (
-            not isinstance(conversation_id, str) or not _CONVERSATION_ID.fullmatch(conversation_id)
-        ):
-            # it names the conversation's snapshots in a store: refused, never altered to fit
-            raise ConfigError(f"conversation_id {conversation_id!r}: expected 1-100 characters of A-Z a-z 0-9 _ -")
-        self.id = conversation_id or uuid.uuid4().hex
-        for i, t in enumerate(tools):
-            if not isinstance(t, Mapping):
-                raise ConfigError(f"tools[{i}]: expected a tool schema mapping, got {type(t).__name__}")
-        self.tools = tuple(tools)
-        self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
-        self._instructions = system.render() if isinstance(system, SystemPrompt) else str(system)
-        self._skills = coerce_skills(skills)
-        self.labels = dict(labels or {})
-        for k, v in self.labels.items():
-            if not isinstance(k, str) or not isinstance(v, str):
-                raise ConfigError(f"labels: expected str keys and values, got {k!r}: {v!r}")
-        if not isinstance(gap_notice, str):
-            raise ConfigError(f"gap_notice: must be a str, got {type(gap_notice).__name__}")
-        try:  # here, not at the first cut, where it could not be undone
-            gap_notice.format(turns=0, tokens=0, search="")
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ConfigError(
-                f"gap_notice: only {{turns}}, {{tokens}} and {{search}} may be filled in, got {gap_notice!r} ({exc!r})"
-            ) from None
-        self.gap_notice = gap_notice
-        self.skills_included = 0  # roster entries the system prompt holds (fixed by the first call)
-        self._base_system = self._instructions  # the system prompt's head; the first call adds labels and skills
-        self._base_system_tokens = self._text_cost(self._base_system)
-        self._attribution: str | None = None  # who sent the current turn's message
-        self.system: str | None = None  # frozen by the first call: the stable prefix
-        self._system_tokens = 0
-        self.transcript = Transcript()
-        self._wire = WireCache()  # each message written once across calls
-        self._seen: list[Message] = []  # the loop's messages as given (before any capping), for sync
-        self._open: set[str] = set()  # tool calls still without a result
-        self._call_ids: set[str] = set()
-        self._suspect = False  # a result without its call, or an empty or repeated call id
-        self.shown = Shown()
-        self.turn = 0  # user turns so far
-        self._turn_start = 0  # transcript index where the current user turn begins
-        self._query: str | None = None  # the current turn's text, while its context is pending
-        self.context: TurnContext | None = None  # the current turn's engine contribution
-        self.cuts: list[Cut] = []
-        self.repairs: list[Repair] = []  # what the conversation repaired before its calls
-        self._notice: tuple[Message, int] | None = None
-        self._last: tuple[int, str, int, bool, int] | None = None  # (start, system, notice id, tools, end) sent last
-        self._windows: dict[str, InputLimit] = {}
-        self._limit_tokens = self.limits.input_ceiling  # the limit of the call being admitted
-        self._call_index = -1
-        self._attempt = 0
-        self._pending: Call | None = None
-        self._last_snapshot: tuple[str, str] | None = None
-        self.calls: list[CallRecord] = []
-        self.usage = UsageTotals()
-        self._busy = threading.Lock()
-
-    # -- writing the transcript ----------------------------------------------------------------
-
-    def _count(self, texts: list[str]) -> list[int]:
-        return self.estimator.count(texts) if texts else []
-
-    def _text_cost(self, text: str) -> int:
-        """A text sent as one message of its own (the system prompt): framing + its estimate."""
-        return MESSAGE_FRAMING_TOKENS + self._count([text])[0] if text else 0
-
-    def _cost(self, m: Message) -> int:
-        # a tool message goes out as one provider message per result (OpenAI Chat): framing each
-        framed = max(1, len(m.parts)) if m.role == "tool" else 1
-        return (
-            framed * MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + len(m.images) * self.limits.image_tokens
-        )
 
     def _checked(self, m: Message, where: str) -> Message:
         if not eligible(m.audience, self.readers):
