@@ -202,3 +202,30 @@ def test_a_thread_keeps_the_readings_of_its_current_list_only() -> None:
     new = [HumanMessage("[summary]"), HumanMessage("q200")]
     again = thread.read(new, lambda m, i: [(read_one(m, f"m[{i}]"), m)])
     assert len(thread._read) == 2 and thread.origin(again[1]) is new[1] and thread.origin(read[5]) is None
+
+
+def test_a_new_system_prompt_starts_the_thread_a_new_conversation() -> None:
+    # a dynamic prompt (another middleware, outside this one) changes the system prompt from the
+    # third turn on: the request must carry the new one, counted, not the first one frozen
+    from langchain.agents.middleware import dynamic_prompt
+
+    turns: list[int] = []
+
+    @dynamic_prompt
+    def prompt(request: Any) -> str:
+        n = sum(isinstance(m, HumanMessage) for m in request.messages)
+        turns.append(n)
+        return "You track orders." if n < 3 else "You track orders. Answer in French."
+
+    model = Scripted(script=one_lookup_then_answer)
+    mw = ContextMiddleware(engine())
+    agent = create_agent(model, tools=[lookup], middleware=[prompt, mw], checkpointer=InMemorySaver())
+    run_thread(agent, 2)
+    first = mw.conversation("t1")
+    run_thread(agent, 2)
+    systems = [s[0].content for s in model.seen]
+    assert all(x.startswith("You track orders.\n\n") for x in systems[:4])
+    assert all(x.startswith("You track orders. Answer in French.\n\n") for x in systems[4:])
+    assert all("Name the order number you checked." in x for x in systems)  # the pinned item, frozen again
+    assert mw.conversation("t1") is not first and mw.last is not None
+    assert mw.last.system == systems[-1] and mw.last.estimated_input_tokens <= mw.last.limit.tokens

@@ -37,6 +37,7 @@ class Thread:
         self.pending: Call | None = None  # the admitted call not answered yet
         self.last: Call | None = None
         self.extra: dict[str, Any] = {}  # what an integration keeps per thread
+        self.signature: Any = None  # what the conversation was built for (Threads.get)
 
     def read(self, objects: Sequence[Any], convert: Callable[[Any, int], list[tuple[Message, Any]]]) -> list[Message]:
         """``objects`` as messages; ``convert(obj, index)`` reads one object into
@@ -119,17 +120,25 @@ class Threads:
         self._limit = limit
         self._threads: OrderedDict[Any, Thread] = OrderedDict()
 
-    def get(self, key: Any, make: Callable[[], Conversation]) -> Thread:
-        """The thread of ``key``; ``make()`` builds its conversation the first time."""
+    def get(self, key: Any, make: Callable[[], Conversation], signature: Any = None) -> Thread:
+        """The thread of ``key``; ``make()`` builds its conversation the first time, and again
+        when ``signature`` (what the conversation fixes at its start: the framework's system
+        prompt and tool schemas) is not the one it was built for: a new system prompt or tool set
+        opens a new prefix at the provider anyway, and the conversation must count what is sent."""
         thread = self._threads.get(key)
-        if thread is None:
+        if thread is None or thread.signature != signature:
             thread = Thread(make())
+            thread.signature = signature
             self._threads[key] = thread
             while len(self._threads) > self._limit:
                 self._threads.popitem(last=False)
         else:
             self._threads.move_to_end(key)
         return thread
+
+    def find(self, key: Any) -> Thread | None:
+        """The thread of ``key``, if there is one."""
+        return self._threads.get(key)
 
     def __len__(self) -> int:
         return len(self._threads)

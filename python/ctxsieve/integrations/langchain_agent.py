@@ -18,6 +18,7 @@
    else, in the same order on every call, so each request opens with the previous one. The
    reply is recorded with its usage. The state never holds the context.
 
+A new system prompt or tool set (a dynamic prompt) starts the thread a new conversation.
 A model call that goes to another model after a failure (``ModelFallbackMiddleware`` placed
 before this one) is re-admitted for that model's window (``Conversation.fallback``).
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
+import json
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -197,19 +199,19 @@ class ContextMiddleware(AgentMiddleware):
 
     def conversation(self, key: Any) -> Conversation:
         """The conversation of thread ``key`` (its ``thread_id``); KeyError when it has none."""
-        for k, thread in self.threads.items():
-            if k in (key, ("thread", key)):
-                return thread.conv
-        raise KeyError(key)
+        thread = self.threads.find(("thread", key))
+        if thread is None:
+            raise KeyError(key)
+        return thread.conv
 
     def _thread(self, request: Any) -> Thread:
-        system = request.system_message
+        system = content_text(request.system_message.content) if request.system_message is not None else ""
         tools = [_convert_tool(t) for t in request.tools or ()]
 
         def make() -> Conversation:
             return Conversation(
                 self.engine,
-                system=content_text(system.content) if system is not None else "",
+                system=system,
                 tools=tools,
                 limits=self.limits,
                 estimator=self.estimator,
@@ -218,7 +220,8 @@ class ContextMiddleware(AgentMiddleware):
                 on_event=self.on_event,
             )
 
-        return self.threads.get(_thread_key(request), make)
+        signature = (system, json.dumps(tools, sort_keys=True, default=str))
+        return self.threads.get(_thread_key(request), make, signature)
 
     def _messages(self, thread: Thread, request: Any) -> list[Message]:
         msgs = list(request.messages)

@@ -48,6 +48,7 @@ Needs the ``pydantic-ai`` extra: ``pip install 'ctxsieve[pydantic-ai]'``.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from ctxsieve.conversation import Call, Conversation
@@ -126,10 +127,10 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
 
     def conversation(self, conversation_id: str) -> Conversation:
         """The conversation of ``conversation_id``; KeyError when there is none."""
-        for key, thread in self.threads.items():
-            if key == conversation_id:
-                return thread.conv
-        raise KeyError(conversation_id)
+        thread = self.threads.find(conversation_id)
+        if thread is None:
+            raise KeyError(conversation_id)
+        return thread.conv
 
     # -- the stored history --------------------------------------------------------------------
 
@@ -144,20 +145,16 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
 
     def _thread(self, ctx: Any, request_context: Any) -> Thread:
         msgs = request_context.messages
+        first = msgs[0] if msgs and isinstance(msgs[0], _m.ModelRequest) else None
+        # PydanticAI keeps the system prompt in the first request (dynamic ones re-evaluated there)
+        system = "\n\n".join(p.content for p in (first.parts if first else ()) if p.part_kind == "system-prompt")
+        tools = [_tool_schema(t) for t in request_context.model_request_parameters.function_tools]
 
         def make() -> Conversation:
-            system = [
-                p.content
-                for m in msgs
-                if isinstance(m, _m.ModelRequest)
-                for p in m.parts
-                if p.part_kind == "system-prompt"
-            ]
-            params = request_context.model_request_parameters
             return Conversation(
                 self.engine,
-                system="\n\n".join(system),
-                tools=[_tool_schema(t) for t in params.function_tools],
+                system=system,
+                tools=tools,
                 limits=self.limits,
                 estimator=self.estimator,
                 reader=self.readers,
@@ -165,7 +162,8 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
                 on_event=self.on_event,
             )
 
-        return self.threads.get(ctx.conversation_id, make)
+        signature = (system, json.dumps(tools, sort_keys=True, default=str))
+        return self.threads.get(ctx.conversation_id, make, signature)
 
     @staticmethod
     def _messages(thread: Thread, ctx: Any, request_context: Any) -> list[Message]:
@@ -211,9 +209,10 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
         return request_context
 
     async def after_model_request(self, ctx: Any, *, request_context: Any, response: Any) -> Any:
-        thread = self._thread(ctx, request_context)
-        (reply, _), *_ = read_one(response, "model response")
-        thread.answered(reply, response, usage=response.usage)
+        thread = self.threads.find(ctx.conversation_id)
+        if thread is not None:
+            (reply, _), *_ = read_one(response, "model response")
+            thread.answered(reply, response, usage=response.usage)
         return response
 
 
