@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ctxsieve import Limits
+import pytest
+
+from ctxsieve import ConfigError, Limits
 from ctxsieve.conversation import Conversation
 
 from .helpers import TOOLS
@@ -44,3 +46,18 @@ def test_anthropic_thinking_is_kept_byte_exact_and_only_sent_back_to_anthropic()
     reply = conv.transcript[1].message
     without = replace(reply, parts=tuple(p for p in reply.parts if p not in reply.reasoning))
     assert conv.transcript[1].tokens - conv._cost(without) >= len(THINKING["thinking"]) // 3
+
+
+def test_with_a_provider_an_image_of_known_size_costs_its_formula():
+    from ctxsieve.messages import Image, Message, Text
+    from ctxsieve.tokenizers.images import image_tokens
+
+    photo = Image(data="iVBORw0KGgo=", width=1024, height=1024)
+    msg = Message("user", (Text("what is this?"), photo))
+    sized = Conversation(system="s", provider="anthropic")
+    sized.add_user(msg)
+    unsized = Conversation(system="s")
+    unsized.add_user(msg)
+    assert sized.transcript[0].tokens - unsized.transcript[0].tokens == image_tokens(photo, "anthropic") - 8192
+    with pytest.raises(ConfigError, match="provider"):
+        Conversation(provider="openia")

@@ -82,7 +82,10 @@ class Conversation(State):
     ``Limits.skills_fraction`` of the window; ``labels``: conversation labels (channel, tenant)
     stated in the system prompt; ``gap_notice``: the text after a cut (``{turns}``, ``{tokens}``
     and ``{search}`` are filled in). ``Limits.memory_ceiling`` caps what the engine adds per
-    turn and ``Limits.history_ceiling`` what older turns may hold.
+    turn and ``Limits.history_ceiling`` what older turns may hold. ``provider``
+    (``"anthropic"``, ``"openai"``, ``"gemini"``): an image of known size costs that provider's
+    formula (``ctxsieve.tokenizers.images``); otherwise, and without a provider,
+    ``Limits.image_tokens`` per image.
     """
 
     def _checked(self, m: Message, where: str) -> Message:

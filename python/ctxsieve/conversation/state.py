@@ -29,6 +29,7 @@ from ctxsieve.messages.repair import Repair
 from ctxsieve.messages.texts import sent_texts
 from ctxsieve.messages.wire import WireCache
 from ctxsieve.tokenizers import Estimator, resolve_estimator
+from ctxsieve.tokenizers.images import PROVIDERS, message_image_tokens
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 _CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -59,8 +60,12 @@ class State:
         skills: Sequence[Any] = (),
         labels: Mapping[str, str] | None = None,
         gap_notice: str = DEFAULT_GAP_NOTICE,
+        provider: str | None = None,
     ):
         self.engine = engine
+        if provider is not None and provider not in PROVIDERS:
+            raise ConfigError(f"provider: expected one of {', '.join(map(repr, PROVIDERS))} or None, got {provider!r}")
+        self.provider = provider  # whose image formula applies (None: Limits.image_tokens per image)
         self.limits = limits or Limits()
         self.model = model
         if estimator is None:
@@ -155,6 +160,12 @@ class State:
     def _cost(self, m: Message) -> int:
         # a tool message goes out as one provider message per result (OpenAI Chat): framing each
         framed = max(1, len(m.parts)) if m.role == "tool" else 1
-        return (
-            framed * MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + len(m.images) * self.limits.image_tokens
-        )
+        return framed * MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + self._images(m)
+
+    def _images(self, m: Message) -> int:
+        if not m.images:
+            return 0
+        if self.provider is None:
+            return len(m.images) * self.limits.image_tokens
+        # the provider's formula where the size is known, the configured rate where it is not
+        return message_image_tokens(m, self.provider, self.limits.image_tokens, model=self.model)
