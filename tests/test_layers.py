@@ -74,9 +74,6 @@ LAYERS = {
 # is above the imported module's; ("cycle", *modules): the modules of one import cycle (a
 # strongly connected component), sorted.
 KNOWN_VIOLATIONS: dict[tuple[str, ...], str] = {
-    # admission's Session opens a store itself (issue 13: "admission/session.py imports stores");
-    # the admission work turns it into a store given by the caller
-    ("layer", "ctxsieve.admission.session", "ctxsieve.stores"): "admission",
     ("cycle", "ctxsieve.admission.assembly", "ctxsieve.admission.session", "ctxsieve.admission.turn"): "admission",
     ("cycle", "ctxsieve.loop.memory", "ctxsieve.loop.memory_source"): "loop/stores",
     ("cycle", "ctxsieve.stores._redis_retention", "ctxsieve.stores.redis"): "loop/stores",

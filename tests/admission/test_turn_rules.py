@@ -22,6 +22,7 @@ from ctxsieve.admission import (
     events,
 )
 from ctxsieve.errors import ConfigError
+from ctxsieve.stores import open_snapshot_store
 
 
 def test_run_limits_count_up_and_admission_never_resets_them() -> None:
@@ -127,7 +128,7 @@ def test_skill_roster_gives_way_last_before_a_refusal() -> None:
 
 
 def test_unchanged_prompt_reuses_its_snapshot_and_bad_ids_are_refused(tmp_path: Any) -> None:
-    session = Session(snapshot_store=str(tmp_path / "s.db"))
+    session = Session(snapshot_store=open_snapshot_store(tmp_path / "s.db"))
     turn = session.turn("q", turn_id="t-1")
     a = turn.admit()
     turn.record_response(None)
@@ -148,9 +149,19 @@ def test_unchanged_prompt_reuses_its_snapshot_and_bad_ids_are_refused(tmp_path: 
         session.turn("q", turn_id="../etc")
 
 
+def test_a_path_is_not_a_snapshot_store(tmp_path: Any) -> None:
+    # stores are a layer below admission: the session never opens one, the caller does
+    for path in (str(tmp_path / "s.db"), tmp_path / "s.db", "sqlite:///s.db"):
+        with pytest.raises(ConfigError, match=r"snapshot_store: pass a store, e\.g\. ctxsieve\.stores\.open_snapshot_"):
+            Session(snapshot_store=path)
+    assert not (tmp_path / "s.db").exists()
+    with pytest.raises(ConfigError, match="snapshot_store: expected an object with save_snapshot"):
+        Session(snapshot_store=object())
+
+
 def test_a_lone_surrogate_in_the_prompt_does_not_stop_the_call(tmp_path: Any) -> None:
     # the SQLite store raised UnicodeEncodeError, so the snapshot failed and the call with it
-    session = Session(snapshot_store=str(tmp_path / "s.db"))
+    session = Session(snapshot_store=open_snapshot_store(tmp_path / "s.db"))
     adm = session.turn("hello \ud800 there", history=[{"role": "user", "content": "x\udfff"}]).admit()
     saved = session.snapshot_store.load_snapshot(adm.snapshot_id)
     assert saved == adm.request.payload().replace("\ud800", "\ufffd").replace("\udfff", "\ufffd")

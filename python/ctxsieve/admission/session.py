@@ -25,14 +25,16 @@ from ctxsieve.admission.limits import (
 from ctxsieve.admission.reports import UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.turn import Turn
+from ctxsieve.errors import ConfigError
 from ctxsieve.tokenizers import EstimatorLike
 
 
 class Session:
     """Shared state of a conversation's turns.
 
-    ``snapshot_store`` is a ``SnapshotStore`` (``save_snapshot(turn_id, call_index, payload)``)
-    or a path/URL opened with ``ctxsieve.stores.open_snapshot_store`` (SQLite for a path).
+    ``snapshot_store`` is a ``SnapshotStore`` (``save_snapshot(turn_id, call_index, payload)``),
+    e.g. ``ctxsieve.stores.open_snapshot_store(path_or_url)``; a path or URL is refused, as
+    stores are a layer below admission and the session never opens one.
     ``window_lookup(model)`` returns the model's context window (sync or async, or None).
     """
 
@@ -50,9 +52,12 @@ class Session:
         self.window_lookup = window_lookup
         self.accountant = Accountant(estimator if estimator is not None else self.limits.tokenizer)
         if isinstance(snapshot_store, (str, os.PathLike)):
-            from ctxsieve.stores import open_snapshot_store
-
-            snapshot_store = open_snapshot_store(snapshot_store)
+            raise ConfigError(
+                f"snapshot_store: pass a store, e.g. ctxsieve.stores.open_snapshot_store({str(snapshot_store)!r}),"
+                " not a path or URL"
+            )
+        if snapshot_store is not None and not callable(getattr(snapshot_store, "save_snapshot", None)):
+            raise ConfigError(f"snapshot_store: expected an object with save_snapshot(), got {snapshot_store!r}")
         self.snapshot_store = snapshot_store
         self.events = Events(on_event)
         self.run_limits = run_limits or RunLimits()
