@@ -42,7 +42,7 @@ from benches.agent.measure import Checker, Rendered
 from benches.agent.path_conversation import LARGE, LIMITS, OFFLOAD_TOKENS, PREVIEW_TOKENS, SMALL, WINDOWS, Run
 from benches.agent.path_langchain import COMPACT_AT, KEEP_UNITS
 from benches.agent.script import SYSTEM, TOOLS, Script
-from ctxsieve.integrations.pydantic_ai import from_pydantic_ai, pydantic_ai_tools
+from ctxsieve.integrations.pydantic_ai import from_pydantic_ai
 from ctxsieve.integrations.pydantic_ai_agent import ContextCapability
 from ctxsieve.loop import Compactor, Offloader
 from ctxsieve.messages import openai_chat
@@ -191,7 +191,7 @@ async def _run(script: Script, store_dir: Path) -> Run:
     agent = Agent(
         cursor.model(LARGE),
         system_prompt=SYSTEM,
-        tools=[*script_tools(script), *pydantic_ai_tools(off)],
+        tools=script_tools(script),  # ctx_read and ctx_grep come with the capability's offloader
         capabilities=[FallBack(small), cap],
     )
     history: list[ModelMessage] = []

@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ctxsieve import ContextBudgetError, ContextEngine, Limits, StaticSource
-from ctxsieve.integrations.pydantic_ai import from_pydantic_ai, pydantic_ai_tools
+from ctxsieve.integrations.pydantic_ai import from_pydantic_ai
 from ctxsieve.integrations.pydantic_ai_agent import ContextCapability
 from ctxsieve.loop import Offloader
 from ctxsieve.messages import openai_chat
@@ -160,9 +160,11 @@ async def test_a_retried_attempt_on_a_smaller_model_is_admitted_for_its_window()
 async def test_offloaded_results_are_stored_and_the_model_greps_them(store: Any) -> None:
     off = Offloader(store, max_tokens=300, preview_tokens=50)
     seen: list[list[ModelMessage]] = []
+    tools: list[Any] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         seen.append(list(messages))
+        tools[:] = info.function_tools
         if len(seen) == 1:
             return ModelResponse([ToolCallPart("fetch_logs", {}, tool_call_id="f1")])
         if len(seen) == 2:
@@ -173,7 +175,7 @@ async def test_offloaded_results_are_stored_and_the_model_greps_them(store: Any)
             )
         return ModelResponse([TextPart("found: " + str(messages[-1].parts[0].content))])
 
-    a = Agent(FunctionModel(model), tools=pydantic_ai_tools(off), capabilities=[ContextCapability(offloader=off)])
+    a = Agent(FunctionModel(model), capabilities=[ContextCapability(offloader=off)])
 
     @a.tool_plain
     def fetch_logs() -> str:
@@ -190,6 +192,9 @@ async def test_offloaded_results_are_stored_and_the_model_greps_them(store: Any)
         if isinstance(p, ToolReturnPart) and p.tool_name == "fetch_logs"
     ]
     assert len(kept) == 1 and HANDLE.search(str(kept[0].content)) and "entry 999" not in str(kept[0].content)
+    # the capability registered the offloader's tools, with the shared descriptions
+    grep = next(t for t in tools if t.name == "ctx_grep")
+    assert "regular expression" in grep.parameters_json_schema["properties"]["pattern"]["description"]
 
 
 async def test_once_compaction_summarised_the_prompt_away_the_request_sends_it_after_the_summary() -> None:

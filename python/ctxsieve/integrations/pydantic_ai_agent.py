@@ -21,6 +21,9 @@ request of the agent loop:
    context;
 3. ``after_model_request``: the response is recorded with its usage.
 
+It also registers the tools of the helpers it was given (``ctx_read``/``ctx_grep``,
+``session_search``, the memory tools), so the agent can read what was offloaded.
+
 The agent's ``instructions`` travel apart from the messages (``instruction_parts``) and are not
 counted by the conversation: give the conversation's part as ``system_prompt``, or leave room
 for them in ``Limits.protocol_overhead``.
@@ -54,13 +57,14 @@ from typing import TYPE_CHECKING, Any
 from ctxsieve.conversation import Call, Conversation
 from ctxsieve.integrations._common import readers_of, require
 from ctxsieve.integrations._conversation import Thread, Threads, with_budget
-from ctxsieve.integrations.pydantic_ai import HistoryProcessor
+from ctxsieve.integrations.pydantic_ai import HistoryProcessor, pydantic_ai_tools
 from ctxsieve.integrations.pydantic_ai_messages import read_one, request_parts, response
 from ctxsieve.messages import Message, user
 from ctxsieve.messages.summary import parse_summary
 
 _m = require("pydantic_ai.messages", "pydantic-ai", "pydantic-ai-slim")
 _capabilities = require("pydantic_ai.capabilities", "pydantic-ai", "pydantic-ai-slim")
+_toolsets = require("pydantic_ai.toolsets", "pydantic-ai", "pydantic-ai-slim")
 AbstractCapability: Any = _capabilities.AbstractCapability  # imported at run time, so typed as Any
 
 if TYPE_CHECKING:
@@ -68,7 +72,9 @@ if TYPE_CHECKING:
     from ctxsieve.admission.limits import Limits, WindowLookup
     from ctxsieve.engine import ContextEngine
     from ctxsieve.loop.compactor import Compactor
+    from ctxsieve.loop.memory import MemoryToolkit
     from ctxsieve.loop.offloader import Offloader
+    from ctxsieve.loop.session import SessionHistory
 
 
 def _response(m: Message) -> list[Any]:
@@ -92,7 +98,8 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
     Every argument is optional. ``engine`` feeds each user turn (``budget`` overrides its budget
     per turn); ``limits``, ``window_lookup`` (``model name -> context window``) and ``estimator``
     are the conversation's (docs/conversation.md); ``offloader`` and ``compactor`` process the
-    stored history (``HistoryProcessor``); ``reader`` is who the agent serves (default:
+    stored history (``HistoryProcessor``); the tools of ``offloader``, ``history`` and ``memory``
+    are registered with the agent (``pydantic_ai_tools``); ``reader`` is who the agent serves (default:
     anonymous, public content only). ``last`` is the latest admitted ``Call``;
     ``conversation(conversation_id)`` the conversation of a PydanticAI conversation id.
     """
@@ -103,6 +110,8 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
         *,
         compactor: Compactor | None = None,
         offloader: Offloader | None = None,
+        history: SessionHistory | None = None,
+        memory: MemoryToolkit | None = None,
         budget: int | None = None,
         reader: Any = None,
         limits: Limits | None = None,
@@ -120,6 +129,13 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
         self.on_event = on_event
         self.threads = Threads()
         self.last: Call | None = None
+        has_tools = offloader is not None or history is not None or memory is not None
+        self._tools = pydantic_ai_tools(offloader, history, memory) if has_tools else []
+
+    def get_toolset(self) -> Any:
+        """The tools of the helpers given (``ctx_read``/``ctx_grep``, ``session_search``, the
+        memory tools), registered with the agent, as the LangChain middleware registers them."""
+        return _toolsets.FunctionToolset(self._tools) if self._tools else None
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
