@@ -1,5 +1,8 @@
 """LangChain (``langchain-core``): messages, tools and the context window.
 
+* ``from_langchain`` / ``to_langchain``: ``BaseMessage`` lists to and from the one message model,
+  ``ctxsieve.messages.Message`` (``ctxsieve.integrations.langchain_messages``); an agent loop runs
+  on it through ``ctxsieve.integrations.langchain_agent.ContextMiddleware``.
 * ``LangChainAdapter``: a ``MessageAdapter`` over ``BaseMessage`` lists, so ``units``,
   ``Compactor``, ``Offloader`` and ``SessionHistory`` work on a LangChain conversation. Copies
   keep the message ``id`` (LangGraph's ``add_messages`` replaces a message by id), the tool call

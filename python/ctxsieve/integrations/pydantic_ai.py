@@ -1,5 +1,8 @@
 """PydanticAI (``pydantic-ai-slim``): messages, a history processor, tools and instructions.
 
+* ``from_pydantic_ai`` / ``to_pydantic_ai``: ``ModelMessage`` lists to and from the one message
+  model, ``ctxsieve.messages.Message`` (``ctxsieve.integrations.pydantic_ai_messages``); an agent
+  runs on it through ``ctxsieve.integrations.pydantic_ai_agent.ContextCapability``.
 * ``PydanticAIAdapter``: a ``MessageAdapter`` over ``ModelRequest`` / ``ModelResponse``, so the
   loop helpers work on an agent's message history. A response's ``ToolCallPart``s are its tool
   calls; a request's ``ToolReturnPart``s (and ``RetryPromptPart``s naming a tool) their results.
