@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ctxsieve.admission.context import (
     CONTEXT_HEADER,
@@ -14,9 +14,7 @@ from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.prepared import Prepared
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.admission.select import Selection
-
-if TYPE_CHECKING:
-    from ctxsieve.admission.turn import Turn
+from ctxsieve.admission.state import TurnState
 
 
 def render_context(p: Prepared, sel: Selection) -> str | None:
@@ -45,7 +43,7 @@ def _reasons(sel: Selection, section: str) -> dict[str, int]:
 
 
 def assembly_report(
-    turn: Turn,
+    turn: TurnState,
     model: str | None,
     limit: InputLimit,
     sel: Selection,
@@ -118,7 +116,7 @@ def assembly_event(r: ContextAssemblyReport) -> dict[str, Any]:
     }
 
 
-def drop_event(turn: Turn, sel: Selection) -> dict[str, Any]:
+def drop_event(turn: TurnState, sel: Selection) -> dict[str, Any]:
     """``lifecycle.window.drop``: omitted turns, their estimated tokens, the retained history size."""
     p = turn.prepared
     return {

@@ -19,7 +19,7 @@ import dataclasses
 import re
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ctxsieve.admission.accounting import MESSAGE_FRAMING_TOKENS
 from ctxsieve.admission.assembly import assembly_event, assembly_report, drop_event, render_context
@@ -33,12 +33,10 @@ from ctxsieve.admission.reports import RequestUsage, UsageTotals
 from ctxsieve.admission.request import Request
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.select import Selection, select_optional
+from ctxsieve.admission.state import SessionState
 from ctxsieve.audience import eligible, parse_readers
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message, tool_result
-
-if TYPE_CHECKING:
-    from ctxsieve.admission.session import Session
 
 _TURN_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -50,7 +48,7 @@ class Turn:
 
     def __init__(
         self,
-        session: Session,
+        session: SessionState,
         user: Any,
         *,
         system: str | SystemPrompt = "",
