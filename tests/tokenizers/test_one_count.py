@@ -116,6 +116,11 @@ def test_tool_exchanges_and_images_count_alike(spec: Any) -> None:
         adapter = adapter_for(conv)
         assert sum(message_tokens(adapter, conv, spec)) == admitted
         assert Compactor(_summarize, threshold_tokens=10, estimator=spec).tokens(conv) == admitted
+        # with the image rate of the limits in use, as admission with those limits counts
+        small = sum(c.tokens(85) for c in Accountant(spec).messages(conv))
+        assert Compactor(_summarize, threshold_tokens=10, estimator=spec, image_tokens=85).tokens(conv) == small
+    with pytest.raises(ValueError, match="image_tokens: expected an int >= 0, got -1"):
+        Compactor(_summarize, threshold_tokens=10, image_tokens=-1)
 
 
 def test_a_name_in_limits_reaches_the_session_as_the_same_estimator() -> None:

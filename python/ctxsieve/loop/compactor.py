@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ctxsieve.admission.limits import DEFAULT_IMAGE_TOKENS
 from ctxsieve.audience import message_audience, restrict
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
 from ctxsieve.loop.session import SessionHistory
@@ -108,6 +109,7 @@ class Compactor:
         timeout: float | None = 120.0,
         history: SessionHistory | None = None,
         estimator: EstimatorLike = None,
+        image_tokens: int = DEFAULT_IMAGE_TOKENS,
     ):
         if not callable(summarize):
             raise TypeError("summarize: expected an async callable taking a SummaryRequest")
@@ -122,13 +124,16 @@ class Compactor:
         self.timeout = timeout
         self.history = history
         self.estimator = resolve_estimator(estimator)  # what the threshold is counted in
+        if isinstance(image_tokens, bool) or not isinstance(image_tokens, int) or image_tokens < 0:
+            raise ValueError(f"image_tokens: expected an int >= 0, got {image_tokens!r}")
+        self.image_tokens = image_tokens  # per image, as admission's Limits.image_tokens
         self.last: CompactionReport | None = None
 
     def tokens(self, messages: Sequence[Any]) -> int:
         """Estimated tokens of ``messages``."""
         if not messages:
             return 0
-        return sum(message_tokens(adapter_for(messages, self.adapter), messages, self.estimator))
+        return sum(message_tokens(adapter_for(messages, self.adapter), messages, self.estimator, self.image_tokens))
 
     async def compact(self, messages: Sequence[Any]) -> list[Any]:
         """The conversation, compacted when it is over the threshold (a new list either way)."""
