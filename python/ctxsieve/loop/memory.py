@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxsieve.audience import PUBLIC_MARKERS, Readers, eligible, parse_audience, parse_readers
+from ctxsieve.loop.memory_source import MemorySource
 from ctxsieve.stores import Record, SearchFilter, open_store
 
 COLLECTION = "memory"
@@ -232,8 +233,6 @@ class MemoryToolkit:
         memory_remove.__doc__ = MemoryToolkit.memory_remove.__doc__
         return [memory_add, memory_search, memory_remove]
 
-    def source(self, *, name: str = "memory", limit: int = 10) -> Any:
+    def source(self, *, name: str = "memory", limit: int = 10) -> MemorySource:
         """A ctxsieve source proposing the memories that match each query."""
-        from ctxsieve.loop.memory_source import MemorySource
-
         return MemorySource(self, name=name, limit=limit)

@@ -11,12 +11,34 @@ timeout.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Protocol
 
 from ctxsieve.types import ContextItem
 
-if TYPE_CHECKING:
-    from ctxsieve.loop.memory import MemoryToolkit
+
+# What the source reads of a memory and of its toolkit (``loop.memory``'s ``Memory`` and
+# ``MemoryToolkit``), as protocols: the toolkit builds this source in ``source()``, so the
+# source does not import the toolkit back (no import cycle), and mypy still checks the two.
+class FoundMemory(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def audience(self) -> str: ...
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def created(self) -> float: ...
+    @property
+    def score(self) -> float: ...
+
+
+class MemorySearch(Protocol):
+    def search(self, query: str, limit: int = ...) -> Iterable[FoundMemory]: ...
 
 
 class MemorySource:
@@ -33,7 +55,7 @@ class MemorySource:
 
     blocking = True
 
-    def __init__(self, toolkit: MemoryToolkit, *, name: str = "memory", limit: int = 10):
+    def __init__(self, toolkit: MemorySearch, *, name: str = "memory", limit: int = 10):
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit: expected an int >= 1, got {limit!r}")
         self.toolkit = toolkit
