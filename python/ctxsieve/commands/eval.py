@@ -66,6 +66,13 @@ def add_parser(subparsers: Any) -> None:
         default="auto",
         help="candidate retrieval (default auto: hybrid BM25 + MiniLM with the embed extra, else bm25)",
     )
+    p.add_argument(
+        "--fusion",
+        choices=("rrf", "score"),
+        default=None,
+        help="how the hybrid retriever fuses BM25 and MiniLM: rrf (rank) or score (min-max scores); "
+        "default: the one that won on the shipped corpora (docs/eval.md)",
+    )
     p.add_argument("--rag-k", type=_positive, default=None, help="chunks proposed per call (default: from the budget)")
     p.add_argument(
         "--okf-limit", type=_positive, default=None, help="whole pages proposed per call (default: from the budget)"
@@ -129,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxsieve.eval import level2, report, runner, summary
     from ctxsieve.eval.corpus import load_corpus
     from ctxsieve.eval.embed_cache import EmbeddingCacheWarning, default_cache_dir
-    from ctxsieve.eval.retrieve import resolve_mode
+    from ctxsieve.eval.retrieve import DEFAULT_FUSION, resolve_mode
 
     started = time.perf_counter()
     if args.out.exists() and not args.out.is_dir():
@@ -194,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
                     depth=cfg.Depth(args.rag_k, args.okf_limit),
                     progress=embedded,
                     cache_dir=None if cache_dir is None else str(cache_dir),
+                    fusion=args.fusion or DEFAULT_FUSION,
                 )
         for w in caught:
             if isinstance(w.message, EmbeddingCacheWarning):
@@ -218,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         env = runner.environment()
         env.update(
             corpus=f"{corpus.name} ({args.corpus})" if args.corpus else f"shipped ({corpus.name})",
-            retriever=retriever,
+            retriever=retriever if retriever != "hybrid" else f"hybrid ({args.fusion or DEFAULT_FUSION} fusion)",
             depth=", ".join(f"{b}: {'/'.join(map(str, assets.engine_depth(b)))}" for b in args.budgets),
             modes=",".join(args.modes),
             history=args.history,

