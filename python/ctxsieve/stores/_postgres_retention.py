@@ -8,17 +8,14 @@ reports; ``disk_bytes`` is what the namespace's tables and indexes take
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from ctxsieve.stores._handles import PostgresHandle
 from ctxsieve.stores.protocols import StoredItem
-
-if TYPE_CHECKING:
-    from ctxsieve.stores.postgres import PostgresStore
 
 TABLES = ("blobs", "blob_chunks", "records", "snapshots")
 
 
-def stored_items(store: PostgresStore) -> list[StoredItem]:
+def stored_items(store: PostgresHandle) -> list[StoredItem]:
     ns = store.ns
     blobs = store._query(
         f"SELECT b.id, b.created, coalesce(sum(octet_length(c.body)), 0) FROM {ns}_blobs b"
@@ -35,7 +32,7 @@ def stored_items(store: PostgresStore) -> list[StoredItem]:
     ]
 
 
-def delete_items(store: PostgresStore, items: Sequence[StoredItem]) -> list[StoredItem]:
+def delete_items(store: PostgresHandle, items: Sequence[StoredItem]) -> list[StoredItem]:
     """One transaction; each row goes only if its ``created`` is still the one listed."""
     for it in items:
         if it.kind not in ("blob", "record", "snapshot"):
@@ -64,7 +61,7 @@ def delete_items(store: PostgresStore, items: Sequence[StoredItem]) -> list[Stor
     return gone
 
 
-def disk_bytes(store: PostgresStore) -> int:
+def disk_bytes(store: PostgresHandle) -> int:
     rows = store._query(
         "SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0) FROM unnest(%s::text[]) AS t",
         ([f"{store.ns}_{t}" for t in TABLES],),

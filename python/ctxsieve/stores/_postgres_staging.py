@@ -19,19 +19,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+from ctxsieve.stores._handles import PostgresHandle
 from ctxsieve.stores._text import count_lines
 from ctxsieve.stores.errors import StoreError
 from ctxsieve.stores.protocols import BlobChunk, BlobInfo
 
-if TYPE_CHECKING:
-    from ctxsieve.stores.postgres import PostgresStore
-
 STAGING_TTL = 3600.0  # seconds a write may sit idle between two chunks before it is swept
 
 
-def migrate(store: PostgresStore) -> None:
+def migrate(store: PostgresHandle) -> None:
     """Give a chunks table of an earlier version the ``staged`` column and its index (inside
     the schema transaction; both are no-ops when present)."""
     ns = store.ns
@@ -49,7 +46,7 @@ def migrate(store: PostgresStore) -> None:
     )
 
 
-def put_blob(store: PostgresStore, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+def put_blob(store: PostgresHandle, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
     ns = store.ns
     sweep(store)
     stage = f"{blob_id}:{uuid.uuid4().hex}"
@@ -102,7 +99,7 @@ def put_blob(store: PostgresStore, blob_id: str, chunks: Iterable[BlobChunk]) ->
     return info
 
 
-def sweep(store: PostgresStore) -> None:
+def sweep(store: PostgresHandle) -> None:
     """Delete the staging rows of writes idle for longer than ``STAGING_TTL``."""
     ns = store.ns
     cutoff = time.time() - STAGING_TTL
@@ -114,12 +111,12 @@ def sweep(store: PostgresStore) -> None:
     )
 
 
-def _execute(store: PostgresStore, sql: str, args: tuple[object, ...]) -> None:
+def _execute(store: PostgresHandle, sql: str, args: tuple[object, ...]) -> None:
     with store._lock:  # one autocommitted statement: held for that statement alone
         store._db().execute(sql, args)
 
 
-def staged_writes(store: PostgresStore) -> int:
+def staged_writes(store: PostgresHandle) -> int:
     """How many blob writes have staging rows (in flight, or left by a writer that died)."""
     rows = store._query(f"SELECT count(DISTINCT blob_id) FROM {store.ns}_blob_chunks WHERE staged IS NOT NULL")
     return int(rows[0][0])

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ctxsieve.stores._handles import RedisHandle
 from ctxsieve.stores.protocols import StoredItem
-
-if TYPE_CHECKING:
-    from ctxsieve.stores.redis import RedisStore
 
 SCAN_COUNT = 1000
 BATCH = 500
@@ -27,7 +25,7 @@ def _batches(keys: Iterable[str]) -> Iterator[list[str]]:
         yield batch
 
 
-def _scan(store: RedisStore, prefix: str) -> Iterator[str]:
+def _scan(store: RedisHandle, prefix: str) -> Iterator[str]:
     """The ids after ``prefix`` of keys that hold no further ``:`` (ids never do; a blob's
     chunk, line and staging keys do, so only its metadata key is listed)."""
     for key in store.r.scan_iter(match=prefix + "*", count=SCAN_COUNT):
@@ -36,7 +34,7 @@ def _scan(store: RedisStore, prefix: str) -> Iterator[str]:
             yield rest
 
 
-def stored_items(store: RedisStore) -> Iterator[StoredItem]:
+def stored_items(store: RedisHandle) -> Iterator[StoredItem]:
     r, ns = store.r, store.ns
     for ids in _batches(_scan(store, f"{ns}:blob:")):
         pipe = r.pipeline(transaction=False)
@@ -77,7 +75,7 @@ def stored_items(store: RedisStore) -> Iterator[StoredItem]:
                 yield StoredItem("snapshot", "", snapshot_id, float(created), size)
 
 
-def delete_items(store: RedisStore, items: Sequence[StoredItem]) -> list[StoredItem]:
+def delete_items(store: RedisHandle, items: Sequence[StoredItem]) -> list[StoredItem]:
     """One optimistic transaction for the batch: WATCH every item's key, read them in one round
     trip, then one MULTI/EXEC deletes those still at the version listed (with their index
     entries, for records); a write to any of them meanwhile makes redis-py run it again."""

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from ctxsieve.stores import _sqlite_staging as staging
+from ctxsieve.stores._handles import SQLiteHandle
 from ctxsieve.stores.protocols import StoredItem
-
-if TYPE_CHECKING:
-    from ctxsieve.stores.sqlite import SQLiteStore
 
 _BLOBS = (
     "SELECT b.id, b.created, coalesce(sum(length(CAST(c.text AS BLOB))), 0) FROM blobs b"
@@ -25,7 +22,7 @@ _RECORDS = "SELECT collection, id, created, length(CAST(text AS BLOB)) + length(
 _SNAPSHOTS = "SELECT id, created, length(CAST(payload AS BLOB)) FROM snapshots"
 
 
-def stored_items(store: SQLiteStore) -> Iterator[StoredItem]:
+def stored_items(store: SQLiteHandle) -> Iterator[StoredItem]:
     for blob_id, created, size in store._read(_BLOBS):
         yield StoredItem("blob", "", blob_id, float(created), int(size))
     for collection, record_id, created, size in store._read(_RECORDS):
@@ -34,7 +31,7 @@ def stored_items(store: SQLiteStore) -> Iterator[StoredItem]:
         yield StoredItem("snapshot", "", snapshot_id, float(created), int(size))
 
 
-def delete_items(store: SQLiteStore, items: Sequence[StoredItem]) -> list[StoredItem]:
+def delete_items(store: SQLiteHandle, items: Sequence[StoredItem]) -> list[StoredItem]:
     """One transaction; each row goes only if its ``created`` is still the one listed."""
     for it in items:
         if it.kind not in ("blob", "record", "snapshot"):
@@ -60,7 +57,7 @@ def delete_items(store: SQLiteStore, items: Sequence[StoredItem]) -> list[Stored
     return gone
 
 
-def disk_bytes(store: SQLiteStore) -> int:
+def disk_bytes(store: SQLiteHandle) -> int:
     """Bytes the store's files take on disk (the database, its WAL and shared-memory index)."""
     total = 0
     for suffix in ("", "-wal", "-shm"):

@@ -25,14 +25,11 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+from ctxsieve.stores._handles import SQLiteHandle
 from ctxsieve.stores._text import count_lines
 from ctxsieve.stores.errors import StoreError
 from ctxsieve.stores.protocols import BlobChunk, BlobInfo
-
-if TYPE_CHECKING:
-    from ctxsieve.stores.sqlite import SQLiteStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS blob_writes (
@@ -79,7 +76,7 @@ def delete(conn: sqlite3.Connection, blob_id: str) -> bool:
     return True
 
 
-def put_blob(store: SQLiteStore, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
+def put_blob(store: SQLiteHandle, blob_id: str, chunks: Iterable[BlobChunk]) -> BlobInfo:
     sweep(store)
     stage = f"{blob_id}:{uuid.uuid4().hex}"
     with store._write(f"cannot write blob {blob_id}") as conn:
@@ -115,7 +112,7 @@ def put_blob(store: SQLiteStore, blob_id: str, chunks: Iterable[BlobChunk]) -> B
     return info
 
 
-def _touch(store: SQLiteStore, conn: sqlite3.Connection, blob_id: str, stage: str) -> None:
+def _touch(store: SQLiteHandle, conn: sqlite3.Connection, blob_id: str, stage: str) -> None:
     cur = conn.execute("UPDATE blob_writes SET touched = ? WHERE stage = ?", (time.time(), stage))
     if not cur.rowcount:
         raise StoreError(
@@ -124,13 +121,13 @@ def _touch(store: SQLiteStore, conn: sqlite3.Connection, blob_id: str, stage: st
         )
 
 
-def drop_stage(store: SQLiteStore, stage: str) -> None:
+def drop_stage(store: SQLiteHandle, stage: str) -> None:
     with store._write("cannot remove a failed blob write") as conn:
         conn.execute("DELETE FROM blob_chunks WHERE blob_id = ?", (stage,))
         conn.execute("DELETE FROM blob_writes WHERE stage = ?", (stage,))
 
 
-def sweep(store: SQLiteStore) -> None:
+def sweep(store: SQLiteHandle) -> None:
     """Remove the staging of writes idle for longer than ``STAGING_TTL`` (their writer died)."""
     cutoff = time.time() - STAGING_TTL
     if not store._read("SELECT 1 FROM blob_writes WHERE touched < ? LIMIT 1", (cutoff,)):
@@ -142,6 +139,6 @@ def sweep(store: SQLiteStore) -> None:
             conn.execute("DELETE FROM blob_writes WHERE stage = ?", (stage,))
 
 
-def staged_writes(store: SQLiteStore) -> int:
+def staged_writes(store: SQLiteHandle) -> int:
     """How many blob writes have staging rows (in flight, or left by a writer that died)."""
     return int(store._read("SELECT count(*) FROM blob_writes")[0][0])
