@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
+from ctxsieve.loop.codec import MessagesAdapter
 from ctxsieve.loop.fitting import longest_prefix, over
 from ctxsieve.loop.offload_reads import OffloadReads
 from ctxsieve.messages import Message, Text, ToolResult
@@ -179,9 +180,12 @@ class Offloader(OffloadReads):
         a = adapter_for(messages, self.adapter)
         out = []
         for m in messages:
-            for call_id, text in a.tool_results(m):
-                if self.over_limit(text):
-                    m = a.replace_tool_result(m, call_id, self.cap(text))
+            capped = {call_id: self.cap(text) for call_id, text in a.tool_results(m) if self.over_limit(text)}
+            if capped and isinstance(a, MessagesAdapter):
+                m = a.replace_tool_results(m, capped)  # one rewrite of the message for all its results
+            else:
+                for call_id, text in capped.items():
+                    m = a.replace_tool_result(m, call_id, text)
             out.append(m)
         return out
 
