@@ -53,13 +53,20 @@ class Document:
 class Question:
     id: str
     question: str
-    relevant: frozenset[str]
+    relevant: frozenset[str]  # every page that answers any part (the union of ``requirements``)
     session: str
     turn: int
     type: str = "other"
     lang: str = "en"
     distractors: frozenset[str] = frozenset()
     answer: str | None = None
+    # what recall counts: one set per part of the answer, any page of a set satisfies it (a
+    # plain id is a set of one); empty: every id of ``relevant`` on its own
+    requirements: tuple[frozenset[str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.requirements and self.relevant:
+            object.__setattr__(self, "requirements", tuple(frozenset([d]) for d in sorted(self.relevant)))
 
     @property
     def answerable(self) -> bool:
@@ -161,7 +168,8 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
         if qid in seen:
             raise r.error("id", f"duplicate question id {qid!r}")
         seen.add(qid)
-        relevant = r.texts("relevant", required=True)
+        requirements = r.requirements("relevant")
+        relevant = sorted(set().union(*requirements))
         distractors = r.texts("distractors", required=False)
         for name, ids in (("relevant", relevant), ("distractors", distractors)):
             unknown = [i for i in ids if i not in docs]
@@ -183,6 +191,7 @@ def load_questions(path: Path, docs: dict[str, Document], answers: dict[str, str
                 id=qid,
                 question=r.text("question"),
                 relevant=frozenset(relevant),
+                requirements=tuple(requirements),
                 session=session,
                 turn=turn,
                 type=r.text("type", "other", QUESTION_TYPES),

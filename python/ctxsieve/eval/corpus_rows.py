@@ -109,6 +109,40 @@ class FieldReader:
             raise self.error(name, "expected a list of non-empty strings")
         return value
 
+    def requirements(self, name: str) -> list[frozenset[str]]:
+        """A ``relevant`` list: each entry a document id (that page is needed) or a list of at
+        least two ids (any one of them answers that part). Each requirement is the set of pages
+        that satisfy it; an id may appear once in the whole list."""
+        if name not in self.row:
+            raise self.error(name, "missing (required; use [] for none)")
+        value = self.row[name]
+        if not isinstance(value, list):
+            kind = type(value).__name__
+            raise self.error(name, f"expected a list of document ids or of alternative groups, got {kind}")
+        out: list[frozenset[str]] = []
+        seen: set[str] = set()
+        for n, entry in enumerate(value, start=1):
+            if isinstance(entry, str) and entry:
+                group = [entry]
+            elif isinstance(entry, list):
+                if not all(isinstance(v, str) and v for v in entry):
+                    problem = f"entry {n}: an alternative group holds non-empty strings, got {entry!r:.60}"
+                    raise self.error(name, problem)
+                if len(entry) < 2:
+                    hint = f" (write {entry[0]!r} for a page that is needed)" if entry else ""
+                    raise self.error(name, f"entry {n}: an alternative group needs at least two document ids{hint}")
+                group = entry
+            else:
+                raise self.error(
+                    name, f"entry {n}: expected a document id or a list of alternative ids, got {entry!r:.60}"
+                )
+            for doc in group:
+                if doc in seen:
+                    raise self.error(name, f"entry {n}: document {doc!r} listed twice")
+                seen.add(doc)
+            out.append(frozenset(group))
+        return out
+
     def integer(self, name: str, default: int) -> int:
         value = self.row.get(name, default)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -2,8 +2,10 @@
 
 Definitions (docs/eval.md repeats them):
 
-* **recall at budget**: relevant documents with at least one chunk in the window, over the
-  relevant documents; undefined (None) for a question nothing answers.
+* **recall at budget**: the parts of the answer the window holds, over its parts; a part is
+  one relevant document, or a group of alternatives any one of which answers it; a document
+  is held with at least one chunk in the window. Undefined (None) for a question nothing
+  answers.
 * **precision per token**: window tokens from relevant documents, at most one document's own
   size per document (a duplicate copy is waste), over window tokens from any corpus document
   (the evidence); history and instructions are neither.
@@ -37,16 +39,20 @@ from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 WindowItems = Sequence[tuple[str | None, int]]
 
 
-def recall_at_budget(window_docs: Iterable[str], relevant: Iterable[str]) -> float | None:
-    """Relevant documents in the window over relevant documents.
+def recall_at_budget(window_docs: Iterable[str], relevant: Iterable[str | Iterable[str]]) -> float | None:
+    """Parts of the answer in the window over its parts: each entry of ``relevant`` is a
+    document id, or a collection of alternative ids of which one is enough.
 
     >>> recall_at_budget({"a", "x"}, {"a", "b"})
     0.5
+    >>> recall_at_budget({"x", "c"}, ["a", frozenset({"b", "c"})])
+    0.5
     """
-    rel = set(relevant)
-    if not rel:
+    parts = [frozenset([r]) if isinstance(r, str) else frozenset(r) for r in relevant]
+    if not parts:
         return None
-    return len(rel & set(window_docs)) / len(rel)
+    held = set(window_docs)
+    return sum(not part.isdisjoint(held) for part in parts) / len(parts)
 
 
 def precision_per_token(items: WindowItems, relevant: Iterable[str], sizes: Mapping[str, int] | None = None) -> float:

@@ -141,7 +141,7 @@ def make_record(
         candidate_tokens=sum(e.tokens for e in entries),
         shared_prefix_tokens=shown.shared_prefix_tokens,
         stable_hash=shown.stable_hash,
-        recall=metrics.recall_at_budget(docs, q.relevant),
+        recall=metrics.recall_at_budget(docs, q.requirements),
         precision=metrics.precision_per_token(items, q.relevant, doc_sizes) if q.answerable else None,
         distractor=metrics.holds_any(docs, q.distractors) if q.distractors else None,
         superseded=metrics.holds_any(docs if shown.prompt_docs is None else shown.prompt_docs, corpus.superseded),

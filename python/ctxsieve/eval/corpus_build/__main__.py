@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ctxsieve.eval.corpus_build import alternatives
 from ctxsieve.eval.corpus_build.errors import ERRORS_EN, ERRORS_ES, ErrorEntry
 from ctxsieve.eval.corpus_build.howtos import HOWTOS
 from ctxsieve.eval.corpus_build.near_dupes import FAQS, VARIANTS
@@ -138,7 +139,9 @@ def all_sessions() -> list[SessionL]:
     return sorted(sessions, key=lambda s: s[0]) + singles
 
 
-def questions() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def questions(docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    by_id = {d["id"]: d for d in docs}
+    alternatives.check(by_id)
     qs: list[dict[str, Any]] = []
     answers: list[dict[str, Any]] = []
     n = 0
@@ -156,7 +159,7 @@ def questions() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                     "lang": lang,
                     "type": qtype,
                     "question": text,
-                    "relevant": relevant,
+                    "relevant": alternatives.with_alternatives(text, relevant, by_id),
                     "distractors": distractors,
                 }
             )
@@ -175,7 +178,8 @@ def check(docs: list[dict[str, Any]], qs: list[dict[str, Any]]) -> None:
             sys.exit(f"{d['id']}: superseded_by {d['superseded_by']} does not exist")
     for q in qs:
         for field in ("relevant", "distractors"):
-            missing = [i for i in q[field] if i not in known]
+            ids = [i for e in q[field] for i in ([e] if isinstance(e, str) else e)]
+            missing = [i for i in ids if i not in known]
             if missing:
                 sys.exit(f"{q['id']}: {field} names unknown documents {missing}")
 
@@ -188,7 +192,7 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     docs = documents()
-    qs, answers = questions()
+    qs, answers = questions(docs)
     check(docs, qs)
     OUT.mkdir(parents=True, exist_ok=True)
     write_jsonl(OUT / "documents.jsonl", docs)
