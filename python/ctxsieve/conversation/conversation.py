@@ -35,11 +35,10 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ctxsieve.admission.errors import AudienceError, ContextBudgetError, TurnStateError
-from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
+from ctxsieve.admission.errors import AudienceError, TurnStateError
 from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
-from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage
-from ctxsieve.audience import eligible
+from ctxsieve.admission.reports import RequestUsage
+from ctxsieve.audience import eligible, parse_audience
 from ctxsieve.conversation.admit import admit, cut_needed
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction import compact
@@ -102,8 +101,6 @@ class Conversation(State):
             raise TypeError(f"attribution: expected str, got {type(attribution).__name__}")
         msgs = [user(content)] if isinstance(content, str) else read_any(content, "user message")
         if audience is not None:
-            from ctxsieve.audience import parse_audience
-
             label = parse_audience(audience, "audience")
             msgs = [replace(m, audience=label) for m in msgs]
         for m in msgs:
@@ -307,11 +304,4 @@ class Conversation(State):
         }
 
 
-__all__ = [
-    "CONTEXT_ASSEMBLY",
-    "CONTEXT_REFUSED",
-    "WINDOW_DROP",
-    "ContextAssemblyReport",
-    "ContextBudgetError",
-    "Conversation",
-]
+__all__ = ["Conversation"]
