@@ -25,6 +25,7 @@ import pytest
 from ctxsieve import _native
 from ctxsieve.kernels import grep_program, reference
 from ctxsieve.kernels.grep_dialect import MAX_PROGRAM, parse
+from ctxsieve.kernels.grep_native import native_grep_lines
 from ctxsieve.kernels.grep_tree import program_size
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,4 +158,4 @@ def test_the_largest_accepted_patterns_fit_the_native_size_limits(pattern: str) 
     compiled = grep_program.compile_pattern(pattern)
     assert len(compiled.program) <= MAX_PROGRAM
     text = "x²Ⅻ_éß日本 ab\n" * 200 + "x" * 1000
-    assert grep_program.native_grep_lines(_native, text, pattern, 10**6) == reference.grep_lines(text, pattern, 10**6)
+    assert native_grep_lines(_native, text, pattern, 10**6) == reference.grep_lines(text, pattern, 10**6)

@@ -15,7 +15,8 @@ from ctxsieve import _native
 from ctxsieve.kernels import grep_classes as gc
 from ctxsieve.kernels import reference
 from ctxsieve.kernels.grep_dialect import parse
-from ctxsieve.kernels.grep_program import compile_pattern, native_grep_lines
+from ctxsieve.kernels.grep_native import native_grep_lines
+from ctxsieve.kernels.grep_program import compile_pattern
 from ctxsieve.kernels.grep_tree import Alt, Assert, Chars, Concat, Node, Repeat
 
 from .strategies import unicode_text

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ctxsieve import _native
 from ctxsieve.kernels import reference
-from ctxsieve.kernels.grep_program import native_grep_lines
+from ctxsieve.kernels.grep_native import native_grep_lines
 
 from .strategies import ids, scores, texts, unicode_text
 

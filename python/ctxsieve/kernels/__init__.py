@@ -26,7 +26,8 @@ from itertools import compress
 from typing import Any
 
 from ctxsieve.errors import BudgetExceededError
-from ctxsieve.kernels import grep_program, reference
+from ctxsieve.kernels import reference
+from ctxsieve.kernels.grep_native import native_grep_lines
 from ctxsieve.kernels.limits import MAX_BETA, MAX_COUNT, check_beta, check_count
 
 _choice = os.environ.get("CTXSIEVE_BACKEND", "").strip().lower()
@@ -332,7 +333,7 @@ def grep_lines(text: str, pattern: str, max_matches: int = 100) -> list[int]:
     limit = _non_negative_int("max_matches", max_matches)
     if _impl is reference:
         return reference.grep_lines(text, pattern, limit)
-    return grep_program.native_grep_lines(_impl, text, pattern, limit)
+    return native_grep_lines(_impl, text, pattern, limit)
 
 
 def bm25_index(docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> Any:

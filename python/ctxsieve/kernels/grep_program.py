@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, cast
 
 from ctxsieve.kernels import grep_classes as gc
 from ctxsieve.kernels.grep_dialect import parse
@@ -246,16 +245,3 @@ def to_rust(node: Node) -> str:
 
 def _hex(cp: int) -> str:
     return f"\\x{{{cp:X}}}"
-
-
-def native_grep_lines(native: Any, text: str, pattern: str, max_matches: int) -> list[int]:
-    """``grep_lines`` on the native backend: the same checks, parser and limits as the
-    reference, then ``native.grep_lines`` (Rust) with the translated pattern."""
-    from ctxsieve.kernels import reference  # imports this module: resolved at call time
-
-    reference.check_str("text", text)
-    reference.check_str("pattern", pattern)
-    compiled = compile_pattern(reference.clean(pattern))
-    program = (compiled.program, compiled.classes)
-    found = native.grep_lines(text, compiled.regex, compiled.required, program, compiled.uses_words, max_matches)
-    return cast("list[int]", found)
