@@ -58,8 +58,17 @@ def concept_text(doc: Document) -> str:
             lines.append(f"review_by: {due.isoformat()}")
         except ValueError:
             pass  # a free-form date in a user corpus: no review date rather than a wrong one
-    lines += ["---", doc.text, ""]
+    lines += ["---", deprecated_note(doc) + doc.text, ""]
     return "\n".join(lines)
+
+
+def deprecated_note(doc: Document) -> str:
+    """The line that opens every block of a superseded page the model reads (its chunks and the
+    whole page): the index page tells the model that pages marked deprecated must not be used,
+    and a page's status is in the bundle's front matter, which no block renders."""
+    if not doc.superseded:
+        return ""
+    return f"Deprecated: replaced by {doc.superseded_by}.\n\n" if doc.superseded_by else "Deprecated.\n\n"
 
 
 def index_text(corpus: Corpus) -> str:

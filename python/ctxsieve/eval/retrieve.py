@@ -23,6 +23,7 @@ from typing import Any
 from ctxsieve import kernels
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.eval.corpus import Corpus
+from ctxsieve.eval.okf_bundle import deprecated_note
 
 # Paragraphs shorter than this many estimated tokens are merged with the next one, so a chunk
 # is never a lone heading line that BM25 would over-rank on a single word.
@@ -34,9 +35,16 @@ RRF_K = 60  # reciprocal rank fusion constant, the value from Cormack et al. (20
 class Chunk:
     doc_id: str
     chunk_id: int
-    text: str  # title line + paragraph(s): what the model reads and what is indexed
+    text: str  # title line + paragraph(s): what is indexed (the model reads ``shown``)
     deprecated: bool
     lang: str
+    note: str = ""  # okf_bundle.deprecated_note of a superseded page, shown before the text
+
+    @property
+    def shown(self) -> str:
+        """What the model reads: the deprecated mark (the index page promises it) and the text.
+        The mark is not indexed, so retrieval and cached embeddings are those of the page."""
+        return self.note + self.text
 
 
 def chunk_corpus(corpus: Corpus) -> list[Chunk]:
@@ -61,13 +69,13 @@ def chunk_corpus(corpus: Corpus) -> list[Chunk]:
                 parts.append("\n\n".join(pending))
         for n, part in enumerate(parts):
             text = f"{doc.title}\n\n{part}" if doc.title else part
-            chunks.append(Chunk(doc.id, n, text, doc.superseded, doc.lang))
+            chunks.append(Chunk(doc.id, n, text, doc.superseded, doc.lang, deprecated_note(doc)))
     return chunks
 
 
 def _hit(chunk: Chunk, score: float) -> dict[str, Any]:
     return {
-        "text": chunk.text,
+        "text": chunk.shown,
         "score": score,
         "doc_id": chunk.doc_id,
         "chunk_id": chunk.chunk_id,
