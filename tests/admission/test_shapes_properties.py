@@ -21,7 +21,10 @@ def _admitted(history: list[Any]) -> tuple[str | None, dict[str, int], dict[str,
 
 @given(st.lists(chat_messages, max_size=8))
 def test_openai_chat_dicts_admit_like_their_messages(msgs: list[Message]) -> None:
-    assert _admitted(openai_chat.write(msgs, reasoning=True)) == _admitted(msgs)
+    written = openai_chat.write(msgs, reasoning=True)
+    # writing puts a tool result right after its call when a message sat between them (the API
+    # takes nothing else), so the dicts admit like the messages they read back as
+    assert _admitted(written) == _admitted(openai_chat.read(written))
 
 
 @given(anthropic_conversations())

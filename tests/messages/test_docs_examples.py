@@ -16,6 +16,7 @@ MODULES = [
     "ctxsieve.messages.responses",
     "ctxsieve.messages.texts",
     "ctxsieve.messages.replies",
+    "ctxsieve.messages.tools",
 ]
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxsieve.admission.messages import Message, read_messages
-from ctxsieve.admission.request import openai_tool
 from ctxsieve.audience import parse_audience
 from ctxsieve.messages import sent_texts
+from ctxsieve.messages.tools import openai_tool
 from ctxsieve.tokenizers import Estimator, EstimatorLike, get_estimator, resolve_estimator
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxsieve.messages import Message, anthropic, openai_chat, system, user
+from ctxsieve.messages.tools import anthropic_tool, openai_tool
 
 
 @dataclass(frozen=True)
@@ -80,22 +81,3 @@ def _image_ref(part: dict[str, Any]) -> dict[str, Any]:
     head, _, data = url.partition(",")
     digest = hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
     return {"type": "image_ref", "media": head[5:], "sha256": digest, "base64_chars": len(data)}
-
-
-def _tool_parts(t: Mapping[str, Any]) -> tuple[str, str, Any]:
-    inner = t.get("function")
-    fn: Mapping[str, Any] = inner if isinstance(inner, Mapping) else t
-    params = fn.get("parameters", fn.get("input_schema", {"type": "object", "properties": {}}))
-    return str(fn.get("name", "")), str(fn.get("description", "")), params
-
-
-def openai_tool(t: Mapping[str, Any]) -> dict[str, Any]:
-    if t.get("type") == "function" and "function" in t:
-        return dict(t)
-    name, desc, params = _tool_parts(t)
-    return {"type": "function", "function": {"name": name, "description": desc, "parameters": params}}
-
-
-def anthropic_tool(t: Mapping[str, Any]) -> dict[str, Any]:
-    name, desc, params = _tool_parts(t)
-    return {"name": name, "description": desc, "input_schema": params}

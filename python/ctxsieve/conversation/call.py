@@ -18,8 +18,8 @@ from typing import Any
 
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
-from ctxsieve.admission.request import anthropic_tool, openai_tool
 from ctxsieve.messages import Message, anthropic, openai_chat, responses
+from ctxsieve.messages.tools import anthropic_tool, openai_tool, responses_tool
 from ctxsieve.messages.wire import WireCache
 
 MAX_BREAKPOINTS = 4  # Anthropic's limit per request
@@ -77,7 +77,7 @@ class Call:
         if self.system:
             body["instructions"] = self.system
         if self.tools:
-            body["tools"] = [_responses_tool(openai_tool(t)) for t in self.tools]
+            body["tools"] = [responses_tool(t) for t in self.tools]
         return body
 
     def breakpoints(self) -> list[int]:
@@ -112,13 +112,3 @@ class Call:
         return json.dumps(
             {"shape": "ctxsieve.request/1", **self.openai()}, ensure_ascii=False, sort_keys=True, default=str
         )
-
-
-def _responses_tool(t: dict[str, Any]) -> dict[str, Any]:
-    fn = t.get("function", {})
-    return {
-        "type": "function",
-        "name": fn.get("name", ""),
-        "description": fn.get("description", ""),
-        "parameters": fn.get("parameters", {}),
-    }

@@ -27,6 +27,7 @@ from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message
 from ctxsieve.messages.repair import Repair
 from ctxsieve.messages.texts import sent_texts
+from ctxsieve.messages.tools import tool_parts
 from ctxsieve.messages.wire import WireCache
 from ctxsieve.tokenizers import Estimator, resolve_estimator
 from ctxsieve.tokenizers.images import PROVIDERS, message_image_tokens
@@ -102,6 +103,7 @@ class State:
         for i, t in enumerate(tools):
             if not isinstance(t, Mapping):
                 raise ConfigError(f"tools[{i}]: expected a tool schema mapping, got {type(t).__name__}")
+            tool_parts(t, f"tools[{i}]")  # a schema every provider can take, checked now
         self.tools = tuple(tools)
         self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
         self._instructions = system.render() if isinstance(system, SystemPrompt) else str(system)
