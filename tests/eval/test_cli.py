@@ -36,8 +36,11 @@ def test_level1_writes_markdown_json_and_png(tmp_path, capsys):
     md = (out / "eval.md").read_text(encoding="utf-8")
     main_table = md.split("## Targets")[0]
     assert main_table.count("| fixed_slots/seed |") == 4 and "## Targets" in md
-    slices = "| changed_policy | exact_id | multi_doc | paraphrase | lang:de | lang:de+en | lang:en | lang:es |"
-    assert f"| config | budget {slices} lang:es+en | lang:pt | lang:pt+en |" in md
+    # one table per mode and budget, a row per slice with its number of answerable questions
+    configs = "density/cache | density/seed | everything/cache | everything/seed | fixed_slots/cache"
+    assert f"| slice | n | {configs} | fixed_slots/seed | scored_knapsack/cache | scored_knapsack/seed |" in md
+    assert "Every question alone, 2000 tokens:" in md and "| paraphrase | 56 | " in md
+    assert data["slice_questions"]["paraphrase"] == 56 and "unanswerable" not in data["slice_questions"]
     assert len(data["recall_by_slice"]) == 8 * 2 * 2
     assert (out / "eval.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ConfigError(f"--out: cannot create {str(args.out)!r}: {exc.strerror or exc}") from None
     # a pipe or a CI log gets the whole table rather than 80 columns of ellipses
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = Console(width=None if sys.stdout.isatty() else 240)
     corpus = load_corpus(args.corpus)
     endpoint = None
     if args.level == 2 or args.base_url or args.model:

@@ -45,6 +45,9 @@ class CallRecord:
     # whether any candidate came from a superseded page: when none does, a superseded rate of 0
     # says nothing about the policy (it had nothing to turn away)
     offered_superseded: bool = False
+    # a question nothing answers, with labelled look-alikes: whether the window holds one (the
+    # page that would be answered from instead of saying no page answers); None otherwise
+    lookalike: bool | None = None
     events: list[str] = field(default_factory=list)
     prompt: str = field(default="", repr=False)  # the rendered prompt; not written to reports
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)  # level 2 sends these
@@ -147,6 +150,7 @@ def make_record(
         superseded=metrics.holds_any(docs if shown.prompt_docs is None else shown.prompt_docs, corpus.superseded),
         noise=metrics.noise_share(items, corpus.noise),
         offered_superseded=any(entry_doc(e) in corpus.superseded for e in entries),
+        lookalike=metrics.holds_any(docs, q.distractors) if not q.answerable and q.distractors else None,
         events=list(shown.events),
         prompt=shown.prompt,
         messages=shown.messages,

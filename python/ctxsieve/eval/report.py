@@ -1,8 +1,8 @@
 """The eval's outputs: a rich table on the terminal, Markdown, JSON and a PNG chart.
 
->>> from ctxsieve.eval.summary import Row, recall_by_slice
+>>> from ctxsieve.eval.summary import Row, recall_by_slice, slice_counts
 >>> print(markdown_table([Row("scored_knapsack/cache", 750, 68, recall=0.96, cache_share=0.25)]).splitlines()[2])
-| scored_knapsack/cache | session | 750 | 0.960 | - | - | - | - | - | - | - | - | - | 0.250 | - |
+| scored_knapsack/cache | session | 750 | 0.960 | - | - | - | - | - | - | - | - | - | - | 0.250 | - |
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.eval.runner import CallRecord
-from ctxsieve.eval.summary import Row, recall_by_slice
+from ctxsieve.eval.summary import Row, recall_by_slice, slice_counts
 
 # (Row attribute, column header, format)
 COLUMNS: list[tuple[str, str, str]] = [
@@ -23,6 +23,7 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("precision", "prec/tok", ".3f"),
     ("distractor_rate", "distractor", ".3f"),
     ("superseded_rate", "superseded", ".3f"),
+    ("unanswerable_lookalike", "unans look-alike", ".3f"),
     ("noise_rate", "noise", ".3f"),
     ("tokens_per_call", "prompt tok", ".0f"),
     ("uncached_tokens", "uncached tok", ".0f"),
@@ -38,12 +39,13 @@ COLUMNS: list[tuple[str, str, str]] = [
 # (a cut "0.…" helps nobody), every column with --wide. Fitted by measuring the table, not by
 # fixed widths: a configuration name such as "scored_knapsack+llm/cache" takes 8 more columns.
 PRIORITY: tuple[str, ...] = ("recall", "superseded_rate", "tokens_per_call", "uncached_tokens", "cache_share")
-PRIORITY += ("precision", "distractor_rate", "noise_rate", "cache_share_10", "window_tokens", "candidate_tokens")
+PRIORITY += ("precision", "distractor_rate", "unanswerable_lookalike", "noise_rate", "cache_share_10")
+PRIORITY += ("window_tokens", "candidate_tokens")
 PRIORITY += ("stable_prefix_reuse",)
 SHORT_HEADERS = {"superseded_rate": "supers.", "tokens_per_call": "prompt", "uncached_tokens": "uncached"}
 SHORT_HEADERS |= {"cache_share": "cache", "cache_share_10": "cache 10", "distractor_rate": "distr."}
 SHORT_HEADERS |= {"precision": "prec/tok", "noise_rate": "noise", "window_tokens": "window"}
-SHORT_HEADERS |= {"candidate_tokens": "cand", "stable_prefix_reuse": "reuse"}
+SHORT_HEADERS |= {"candidate_tokens": "cand", "stable_prefix_reuse": "reuse", "unanswerable_lookalike": "unans"}
 
 
 def _cell(value: Any, fmt: str) -> str:
@@ -140,14 +142,34 @@ def print_tables(console: Any, rows: Sequence[Row], title: str, wide: bool = Fal
             console.width = narrow
 
 
-def slice_table(names: Sequence[str], table: Mapping[tuple[str, int], Mapping[str, float | None]]) -> str:
-    """Recall by question type and language, one row per configuration and budget."""
-    head = ["config", "budget", *names]  # config says "(per question)" for that mode
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for config, budget in sorted(table, key=lambda k: (k[1], k[0])):
-        vals = [_cell(table[(config, budget)].get(n), ".3f") for n in names]
-        lines.append("| " + " | ".join([config, str(budget), *vals]) + " |")
-    return "\n".join(lines)
+def slice_table(
+    names: Sequence[str],
+    table: Mapping[tuple[str, int], Mapping[str, float | None]],
+    counts: Mapping[str, int] | None = None,
+) -> str:
+    """Recall by question type and language: one table per mode and budget, a row per slice
+    with ``n`` (its answerable questions: a recall over 9 questions moves by 0.11 a question)
+    and a column per configuration."""
+    counts = counts or {}
+    groups: dict[tuple[bool, int], list[str]] = {}
+    for label, budget in table:
+        groups.setdefault((label.endswith(PER_QUESTION), budget), []).append(label)
+    parts = []
+    for (alone, budget), labels in sorted(groups.items()):
+        labels = sorted(labels)
+        configs = [lab.removesuffix(PER_QUESTION) for lab in labels]
+        parts.append(f"{'Every question alone' if alone else 'In sessions'}, {budget} tokens:")
+        parts.append("")
+        parts.append("| slice | n | " + " | ".join(configs) + " |")
+        parts.append("|" + "---|" * (len(configs) + 2))
+        for name in names:
+            vals = [_cell(table[(lab, budget)].get(name), ".3f") for lab in labels]
+            parts.append("| " + " | ".join([name, str(counts.get(name, 0)), *vals]) + " |")
+        parts.append("")
+    return "\n".join(parts).rstrip("\n")
+
+
+PER_QUESTION = " (per question)"  # summary._label's suffix for the per-question mode
 
 
 def markdown_report(
@@ -188,6 +210,7 @@ def json_report(
             "environment": dict(env),
             "rows": [r.as_dict() for r in sorted_rows(rows)],
             "recall_by_slice": [{"config": c, "budget": b, **v} for (c, b), v in sorted(by_slice.items())],
+            "slice_questions": slice_counts(records),
             "targets": list(targets),
             "calls": [c.as_dict() for c in records],
         },
@@ -328,7 +351,7 @@ def write_all(
     """``eval.md``, ``eval.json`` and ``eval.png`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     md = out / "eval.md"
-    slices = slice_table(*recall_by_slice(records))
+    slices = slice_table(*recall_by_slice(records), slice_counts(records))
     md.write_text(markdown_report(rows, targets, env, command, slices), encoding="utf-8")
     js = out / "eval.json"
     js.write_text(json_report(rows, records, targets, env), encoding="utf-8")

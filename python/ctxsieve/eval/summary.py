@@ -41,6 +41,8 @@ class Row:
     cache_share: float | None = None  # every session's follow-up calls
     cache_share_10: float | None = None  # sessions of at least LONG_SESSION turns
     superseded_offered: float | None = None  # share of calls whose candidates held a superseded page
+    # questions nothing answers: share of their calls whose window holds a labelled look-alike
+    unanswerable_lookalike: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -73,6 +75,7 @@ def summarize(records: Iterable[CallRecord]) -> list[Row]:
                 superseded_rate=metrics.mean(float(r.superseded) for r in rs),
                 superseded_offered=metrics.mean(float(r.offered_superseded or r.superseded) for r in rs),
                 noise_rate=metrics.mean(r.noise for r in rs),
+                unanswerable_lookalike=metrics.mean(None if r.lookalike is None else float(r.lookalike) for r in rs),
                 tokens_per_call=metrics.mean(float(r.prompt_tokens) for r in rs),
                 uncached_tokens=metrics.mean(float(r.prompt_tokens - r.shared_prefix_tokens) for r in rs),
                 window_tokens=metrics.mean(float(r.tokens_used) for r in rs),
@@ -206,3 +209,15 @@ def recall_by_slice(records: Iterable[CallRecord]) -> tuple[list[str], dict[tupl
     names = sorted(slices, key=lambda k: (k.startswith("lang:"), k))
     table = {g: {k: metrics.mean(per.get(k, [])) for k in names} for g, per in groups.items()}
     return names, table
+
+
+def slice_counts(records: Iterable[CallRecord]) -> dict[str, int]:
+    """How many answerable questions each slice of ``recall_by_slice`` has (the same in every
+    configuration, budget and mode: each question is asked once in each)."""
+    seen: dict[str, set[str]] = {}
+    for r in records:
+        if r.recall is None:
+            continue
+        for key in (r.qtype, f"lang:{r.lang}"):
+            seen.setdefault(key, set()).add(r.question)
+    return {k: len(v) for k, v in seen.items()}
