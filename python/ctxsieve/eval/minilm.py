@@ -137,7 +137,7 @@ class MiniLM:
             x = _layer_norm(ff + x, w[f"{p}.output.LayerNorm.weight"], w[f"{p}.output.LayerNorm.bias"], eps)
         return x
 
-    def encode(self, texts: Any, normalize_embeddings: bool = True, batch_size: int = 32) -> np.ndarray:
+    def encode(self, texts: Any, normalize_embeddings: bool = True, batch_size: int = 8) -> np.ndarray:
         texts = [texts] if isinstance(texts, str) else list(texts)
         out = []
         # batches of similar length waste less work on padding; results go back in input order
