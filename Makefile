@@ -103,8 +103,9 @@ bench-smoke: ## each benchmark once as a test, and native must beat the referenc
 
 .PHONY: bench
 bench: ## full benchmarks: pytest-benchmark groups, then the one-run table with peers
-	$(PYTEST) benches --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds
+	CTXSIEVE_BOILERPLATE_SIZES=20000,40000 $(PYTEST) benches --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds
 	$(PYTHON) benches/report.py
+	$(PYTHON) benches/bench_boilerplate.py
 
 # Fuzzing (issue 12; docs/engine.md, "Kernel limits and fuzzing"). cargo-fuzz needs a nightly
 # toolchain (`rustup toolchain install nightly`, `cargo install cargo-fuzz`); -s none because the

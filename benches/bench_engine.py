@@ -18,6 +18,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -231,3 +232,8 @@ def table(peer_rounds: int = 3) -> None:
 
 if __name__ == "__main__":
     table()
+    # the shared-boilerplate rows (issue 15): the same engine, 20k and 40k, footer and template
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benches.bench_boilerplate import table as boilerplate_table
+
+    boilerplate_table()

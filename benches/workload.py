@@ -59,3 +59,42 @@ def candidates(n: int, words_per_text: int = 150, near_dup_share: float = 0.2, s
         pinned=[i < 2 for i in range(n)],
         history=[s == "history" for s in src],
     )
+
+
+# -- shared boilerplate (issue 15) ----------------------------------------------------------------
+
+FOOTER = "this page is provided as is without warranty see our terms and the privacy notice".split()
+assert len(FOOTER) == 15
+
+
+def with_footer(c: Candidates) -> Candidates:
+    """The same candidates, each text ending in the same 15-word footer (a page disclaimer)."""
+    return _retexted(c, [f"{t} {' '.join(FOOTER)}" for t in c.texts])
+
+
+def with_template(c: Candidates, share: float = 0.1, changed: int = 3, seed: int = 5) -> Candidates:
+    """The same candidates, ``share`` of them replaced by one 150-word template with ``changed``
+    words replaced at random (a form letter): each copy is a near-duplicate of the others."""
+    rnd = random.Random(seed)
+    vocab = vocabulary()
+    template = [rnd.choice(vocab) for _ in range(150)]
+    texts = list(c.texts)
+    for i in rnd.sample(range(len(texts)), int(share * len(texts))):
+        ws = list(template)
+        for _ in range(changed):
+            ws[rnd.randrange(len(ws))] = rnd.choice(vocab)
+        texts[i] = " ".join(ws)
+    return _retexted(c, texts)
+
+
+def _retexted(c: Candidates, texts: list[str]) -> Candidates:
+    return Candidates(
+        texts=texts,
+        ids=c.ids,
+        scores=c.scores,
+        tokens=[(len(t.encode("utf-8")) + 2) // 3 for t in texts],
+        sources=c.sources,
+        stability=c.stability,
+        pinned=c.pinned,
+        history=c.history,
+    )

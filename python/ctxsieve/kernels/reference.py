@@ -28,6 +28,7 @@ with the interpreter's Unicode version.
 
 from __future__ import annotations
 
+import collections
 import math
 import operator
 import re
@@ -281,42 +282,71 @@ def dedupe(
 
     n = len(texts)
     order = sorted(range(n), key=lambda i: (not pin[i], -fscores[i], ids[i], i))
+    rank = {i: r for r, i in enumerate(order)}
+    sets = [set() if hist[i] else _shingle_set(texts[i]) for i in range(n)]
+    # the global order of prefix filtering: rarest shingle first (how many items hold it), then
+    # by hash; fixed for the call. Only the cost depends on it, never the result.
+    held_by = collections.Counter(s for shingles in sets for s in shingles)
+    ranked = [sorted(shingles, key=lambda s: (held_by[s], s)) for shingles in sets]
+    # see _min_overlap: every match of i shares a shingle of its short prefix
+    short = [r[: len(r) - _min_overlap(len(r), threshold) + 1] if r else [] for r in ranked]
+
     duplicate_of = [-1] * n
-    visit_rank: dict[int, int] = {}
     by_id: dict[str, int] = {}
     by_hash: dict[int, int] = {}
-    postings: dict[int, list[int]] = {}  # shingle hash -> kept items holding it
-    sizes: dict[int, int] = {}  # kept item -> number of shingles
+    held: dict[int, list[int]] = {}  # shingle -> kept items holding it
+    prefixed: dict[int, list[int]] = {}  # shingle -> kept items with it in their short prefix
 
-    for rank, i in enumerate(order):
+    for i in order:
         if hist[i]:
             continue
-        shingles = _shingle_set(texts[i])
+        shingles, a = sets[i], len(sets[i])
         chash = _content_hash(texts[i])
         if not pin[i]:
-            matches = []
+            candidates = set()
             if ids[i] in by_id:
-                matches.append(by_id[ids[i]])
+                candidates.add(by_id[ids[i]])
             if chash is not None and chash in by_hash:
-                matches.append(by_hash[chash])
-            overlap: dict[int, int] = {}
-            for s in shingles:
-                for k in postings.get(s, ()):
-                    overlap[k] = overlap.get(k, 0) + 1
-            for k, common in overlap.items():
-                if common / min(len(shingles), sizes[k]) >= threshold:
-                    matches.append(k)
-            if matches:
-                duplicate_of[i] = min(matches, key=visit_rank.__getitem__)
+                candidates.add(by_hash[chash])
+            near = {k for s in short[i] for k in held.get(s, ()) if len(sets[k]) > a}
+            for j, s in enumerate(ranked[i]):
+                # k's prefix holds s at position j of i: only a k of a size that allows it
+                near.update(
+                    k
+                    for k in prefixed.get(s, ())
+                    if len(sets[k]) <= a and _min_overlap(len(sets[k]), threshold) <= a - j
+                )
+            candidates.update(k for k in near if len(shingles & sets[k]) / min(a, len(sets[k])) >= threshold)
+            if candidates:
+                duplicate_of[i] = min(candidates, key=rank.__getitem__)
                 continue
-        visit_rank[i] = rank
         by_id.setdefault(ids[i], i)
         if chash is not None:
             by_hash.setdefault(chash, i)
         for s in shingles:
-            postings.setdefault(s, []).append(i)
-        sizes[i] = len(shingles)
+            held.setdefault(s, []).append(i)
+        for s in short[i]:
+            prefixed.setdefault(s, []).append(i)
     return duplicate_of, order
+
+
+def _min_overlap(m: int, threshold: float) -> int:
+    """The least ``c`` in ``1..m`` with ``c / m >= threshold``: the overlap a set of ``m``
+    shingles needs with a larger or equal one to match (the same float test as the check).
+
+    Why prefix filtering is exact (the native code carries the full proof): order each set
+    rarest first. If ``|A & B| >= o``, the first shingle ``w`` of ``A & B`` has at most
+    ``|X| - o`` shingles of ``X`` before it, for ``X`` either set, so ``w`` is among the first
+    ``|X| - o + 1`` of both. With ``o = _min_overlap(min(|A|, |B|))``, ``w`` is in the short
+    prefix (``|X| - _min_overlap(|X|) + 1`` shingles) of the smaller set, and, in the larger set,
+    at a position ``j`` (0-based) with ``_min_overlap(smaller) <= |larger| - j``.
+    """
+    c = min(m, max(1, math.ceil(threshold * m)))
+    while c > 1 and (c - 1) / m >= threshold:
+        c -= 1
+    while c < m and c / m < threshold:
+        c += 1
+    return c
 
 
 def fill_budget(

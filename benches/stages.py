@@ -1,0 +1,114 @@
+"""Where a cold build's time goes (issue 15): each stage of ``ContextEngine.build_sync`` as a
+share of the build, at 10k and 100k candidates (bench_engine's corpus), and the floor: the
+bytes/s of shingling alone, native (``benches/native/shingle_floor.rs``, run with cargo).
+
+    python benches/stages.py            # 10k and 100k
+    python benches/stages.py 20000      # other sizes
+
+Each stage entry point the engine calls is wrapped with a timer for the measured builds only
+(the wrappers cost well under 1 % of a build); "gather and the rest" is the build less the
+stages: gathering the sources, the event loop, the Window and trace.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ctxsieve import backend, kernels
+from ctxsieve.engine import selection
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benches.bench_engine import build_ours, check, corpus, ours
+else:
+    from .bench_engine import build_ours, check, corpus, ours
+
+ROOT = Path(__file__).resolve().parent.parent
+# (module, name, label): what the build calls, in the order it calls it
+STAGES = [
+    (selection, "Candidates", "columns (Candidates)"),
+    (selection, "estimate", "estimate"),
+    (selection, "rendered_costs", "rendered costs"),
+    (selection, "calibrate", "calibrate"),
+    (kernels, "dedupe", "dedupe: kernel"),
+    (selection, "dedupe", "dedupe: stage (incl. kernel)"),
+    (selection, "inherited_citations", "inherited citations"),
+    (selection, "select", "select (fill)"),
+    (selection, "order", "order"),
+    (selection, "stable_block", "stable block"),
+    (selection, "framing", "framing"),
+]
+
+
+def timed(spent: dict[str, float], label: str, fn: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[label] += time.perf_counter() - t0
+
+    return wrapper
+
+
+def breakdown(n: int, rounds: int) -> None:
+    engine = ours(corpus(n))
+    check(build_ours(engine, cold=True), n)
+    spent: dict[str, float] = defaultdict(float)
+    originals = [(mod, name, getattr(mod, name)) for mod, name, _ in STAGES]
+    totals = []
+    try:
+        for (mod, name, fn), (_, _, label) in zip(originals, STAGES):
+            setattr(mod, name, timed(spent, label, fn))
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            build_ours(engine, cold=True)
+            totals.append(time.perf_counter() - t0)
+    finally:
+        for mod, name, fn in originals:
+            setattr(mod, name, fn)
+    total = sum(totals)
+    print(f"\n{n // 1000}k candidates, cold, {rounds} builds: median {statistics.median(totals) * 1e3:.1f} ms")
+    staged = 0.0
+    for _, _, label in STAGES:
+        share = spent[label] / total
+        if not label.startswith("dedupe: kernel"):
+            staged += spent[label]
+        print(f"  {label:<30} {spent[label] / rounds * 1e3:8.2f} ms  {share:6.1%}")
+    rest = total - staged
+    print(f"  {'gather and the rest':<30} {rest / rounds * 1e3:8.2f} ms  {rest / total:6.1%}")
+
+
+def floor(n: int) -> None:
+    texts = [r["text"].replace("\n", " ") for r in corpus(n)]
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        print(f"floor {n // 1000}k: cargo not found, skipped")
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as f:
+        f.write("\n".join(texts))
+    try:
+        cmd = [cargo, "run", "-q", "--release", "--example", "shingle_floor", "--", f.name]
+        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        print(f"floor {n // 1000}k (shingling alone, native): {out}")
+    finally:
+        Path(f.name).unlink()
+
+
+def main(sizes: list[int]) -> None:
+    print(f"ctxsieve backend: {backend()}")
+    for n in sizes:
+        breakdown(n, rounds=11 if n <= 10_000 else 3)
+        floor(n)
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [10_000, 100_000])
