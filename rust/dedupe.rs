@@ -43,9 +43,7 @@
 //!   ones, so each copy would walk past the earlier ones (quadratic in copies of a template).
 //!   (With kept-only lists, an item a walk skips for its size costs one entry.)
 
-use crate::dedupe_index::{shared_groups, Groups, Lists};
-use crate::text::{content_hash, shingle_set};
-use rayon::prelude::*;
+use crate::dedupe_index::{need, prepare, Lists, Prepared};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -103,76 +101,6 @@ pub fn visit_order(items: &[Item]) -> Vec<usize> {
             .then_with(|| a.cmp(&b))
     });
     order
-}
-
-/// The least overlap `c` in `1..=m` with `c / m >= threshold`, by the very float test the
-/// verification uses (so no rounding of `threshold * m` can make the two disagree).
-fn need(m: usize, threshold: f64) -> usize {
-    let meets = |c: usize| c as f64 / m as f64 >= threshold;
-    let mut c = ((threshold * m as f64).ceil() as usize).clamp(1, m);
-    while c > 1 && meets(c - 1) {
-        c -= 1;
-    }
-    while c < m && !meets(c) {
-        c += 1;
-    }
-    c
-}
-
-/// What the visit needs of every item, by visit rank.
-struct Prepared {
-    groups: Groups,
-    /// Number of distinct shingles.
-    sizes: Vec<usize>,
-    /// Length of the short prefix among the item's shared shingles.
-    short: Vec<usize>,
-    /// Content hash, for texts without words only.
-    hashes: Vec<Option<u64>>,
-}
-
-fn prepare(items: &[Item], order: &[usize], threshold: f64) -> Prepared {
-    // Texts with equal content hashes have equal word sequences, hence equal shingle sets and
-    // containment 1: for a text with words the hash match is always among its near matches.
-    // So the hash is computed only for texts without words, where it is the only way to match
-    // (the reference computes it for every text; the result is the same).
-    let prepared: Vec<(Vec<u64>, Option<u64>)> = order
-        .par_iter()
-        .map(|&i| {
-            let it = &items[i];
-            if it.history {
-                return (Vec::new(), None);
-            }
-            let shingles = shingle_set(it.text);
-            let chash = if shingles.is_empty() {
-                content_hash(it.text)
-            } else {
-                None
-            };
-            (shingles, chash)
-        })
-        .collect();
-    let sizes: Vec<usize> = prepared.iter().map(|p| p.0.len()).collect();
-    let (shingles, hashes): (Vec<Vec<u64>>, Vec<Option<u64>>) = prepared.into_iter().unzip();
-    let groups = shared_groups(&shingles);
-    drop(shingles);
-    let short = (0..sizes.len())
-        .map(|r| {
-            let (a, shared) = (sizes[r], groups.of(r).len());
-            if shared == 0 {
-                return 0;
-            }
-            let unique = a - shared;
-            (a - need(a, threshold) + 1)
-                .saturating_sub(unique)
-                .min(shared)
-        })
-        .collect();
-    Prepared {
-        groups,
-        sizes,
-        short,
-        hashes,
-    }
 }
 
 pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
