@@ -11,7 +11,8 @@ most 2x plain. The pytest groups run at 5k by default, so that ``make bench-smok
 benchmark once) stays fast; ``CTXSIEVE_BOILERPLATE_SIZES=20000,40000`` (what ``make bench``
 sets) gives the sizes of the issue, which the table always uses. Each benchmark asserts its
 decisions, and the footer/template case within 4x of plain (a loose bound for a loaded machine,
-which the quadratic dedupe missed by 10x at 5k and 80x at 20k).
+which the quadratic dedupe missed by 80x at 20k, measured, and by about 20x at 5k, scaled
+linearly from that; not measured at 5k).
 """
 
 from __future__ import annotations
