@@ -100,7 +100,11 @@ def test_unknown_style_and_layout_are_refused():
 
 
 def test_history_keeps_tool_messages_verbatim():
-    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "answer", "arguments": "{}"}}],
+    }
     result = {"role": "tool", "tool_call_id": "c1", "content": "42"}
     engine = ContextEngine([HistorySource([{"role": "user", "content": "q"}, call, result])], budget=1000)
     msgs = engine.build_sync("next").to_messages("openai")

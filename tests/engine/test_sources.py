@@ -15,11 +15,15 @@ from ctxsieve.sources.okf import OKFBundle, OKFConceptWarning
 EXAMPLE_KB = Path(__file__).resolve().parents[2] / "examples" / "support-kb"
 
 
+CALL_A = {"id": "a", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
+CALL_B = {"id": "b", "type": "function", "function": {"name": "time", "arguments": "{}"}}
+
+
 def test_units_keep_tool_calls_with_their_results_openai():
     msgs = [
         {"role": "system", "content": "ignored"},
         {"role": "user", "content": "weather and time?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "a"}, {"id": "b"}]},
+        {"role": "assistant", "content": None, "tool_calls": [CALL_A, CALL_B]},
         {"role": "tool", "tool_call_id": "a", "content": "sunny"},
         {"role": "tool", "tool_call_id": "b", "content": "noon"},
         {"role": "assistant", "content": "Sunny at noon."},
@@ -40,7 +44,11 @@ def test_units_keep_tool_use_with_tool_result_anthropic():
 def test_history_newest_unit_always_kept_and_tool_call_never_split():
     msgs = [{"role": "user", "content": "old question " * 30}, {"role": "assistant", "content": "old answer " * 30}]
     msgs += [
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "ls", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c", "content": "result"},
     ]
     engine = ContextEngine([HistorySource(msgs)], budget=60)

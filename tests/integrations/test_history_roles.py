@@ -18,32 +18,34 @@ def engine(history: list[Any]) -> ContextEngine:
     return ContextEngine([StaticSource("Answer briefly.", pinned=True), HistorySource(history)], budget=400)
 
 
-@pytest.mark.parametrize("style", ["openai", "anthropic"])
-def test_a_history_dict_with_a_framework_role_is_refused(style: str) -> None:
+def test_a_history_dict_with_a_framework_role_is_refused_naming_it() -> None:
     history = [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "hello"},
         {"role": "human", "content": "what is the refund window?"},
     ]
-    window = engine(history).build_sync("refunds")
+    # the history is read with the messages codecs when the engine gathers it: the error names
+    # the very message, before any window (or request) exists
     with pytest.raises(MessageError) as info:
-        window.to_messages(style)  # type: ignore[call-overload]
+        engine(history).build_sync("refunds")
     text = str(info.value)
-    assert "'history:2'" in text and "message 0" in text  # the unit starting at history[2]
+    assert "HistorySource 'history': messages[2].role" in text
     assert "'human'" in text and "'assistant', 'developer', 'system', 'tool', 'user'" in text
     assert "ctxsieve.integrations.langchain" in text
     assert isinstance(info.value, ValueError)
 
 
-def test_accepted_roles_render_unchanged() -> None:
+def test_accepted_roles_render_unchanged_and_instructions_are_the_system_prompts() -> None:
     history = [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "hello"},
-        {"role": "developer", "content": "be terse"},
+        {"role": "developer", "content": "be terse"},  # OpenAI's name for system instructions
         {"role": "user", "content": "refunds?"},
     ]
     sent = engine(history).build_sync("refunds").to_messages("openai")
-    assert [m["role"] for m in sent] == ["system", "user", "assistant", "developer", "user", "user"]
+    # a system or developer message in the history is not history: the system prompt is a source
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "user"]
+    assert sent[1:4] == [history[0], history[1], history[3]]
 
 
 def test_langchain_messages_convert_through_the_integration() -> None:

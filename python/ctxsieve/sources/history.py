@@ -2,10 +2,10 @@
 
 A unit is one message, except that an assistant message that calls tools travels with the
 results of those calls and whatever sits between them: providers reject a tool call without
-its result, so the two are never split (``ctxsieve.messages.exchanges``). Both shapes are understood:
-OpenAI (``tool_calls`` then ``role: "tool"`` messages) and Anthropic (``tool_use`` blocks then
-a user message of ``tool_result`` blocks). System messages are skipped: the system prompt is a
-``StaticSource``.
+its result, so the two are never split (``ctxsieve.messages.exchanges``). Every message is read
+with the codecs of ``ctxsieve.messages`` (OpenAI Chat, Anthropic, Responses), once while it stays
+the same object: a malformed one is a ``MessageError`` naming it. System messages are skipped: the
+system prompt is a ``StaticSource``.
 
 ``messages`` may be a list you keep appending to, or a callable returning the current list;
 unit ids are ``<name>:<index of the unit's first message>``, so they stay the same as the
@@ -23,40 +23,38 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxsieve.messages.exchanges import exchange_spans
+from ctxsieve.messages.model import Message as Model
 from ctxsieve.messages.model import MessageError
+from ctxsieve.messages.texts import read_any
 from ctxsieve.types import ContextItem, Stability
 
 Message = Mapping[str, Any]
 
 
-def _tool_call_ids(m: Message) -> set[str]:
-    ids = {str(c.get("id")) for c in m.get("tool_calls") or () if isinstance(c, Mapping)}
-    content = m.get("content")
-    if isinstance(content, list):
-        ids |= {str(b.get("id")) for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"}
-    return ids
+Read = tuple[Message, Any, Any, list[Model]]  # (raw message, its content, its tool_calls, its reading)
 
 
-def _answers(m: Message) -> set[str]:
-    """The tool call ids ``m`` carries results for."""
-    if m.get("role") == "tool":
-        return {str(m.get("tool_call_id"))}
-    content = m.get("content")
-    if m.get("role") == "user" and isinstance(content, list):
-        return {str(b.get("tool_use_id")) for b in content if isinstance(b, Mapping) and b.get("type") == "tool_result"}
-    return set()
+def read_units(
+    messages: Sequence[Message], read: Callable[[int, Message], list[Model]]
+) -> list[tuple[int, list[Message]]]:
+    """``(index of first message, messages)`` per unit, in order; system messages skipped.
+    ``read(i, m)`` is message ``i`` in the one model (``ctxsieve.messages``): which calls it
+    makes and which it answers come from there, never from the provider's fields."""
+    models = [read(i, m) for i, m in enumerate(messages)]
+    calls = [[c.id for x in ms for c in x.tool_calls] for ms in models]
+    answers = [[r.call_id for x in ms for r in x.tool_results] for ms in models]
+    system = [bool(ms) and all(x.role == "system" for x in ms) for ms in models]
+    out: list[tuple[int, list[Message]]] = []
+    for start, end in exchange_spans(calls, answers):
+        unit = [messages[i] for i in range(start, end) if not system[i]]
+        if unit:
+            out.append((next(i for i in range(start, end) if not system[i]), unit))
+    return out
 
 
 def units(messages: Sequence[Message]) -> list[tuple[int, list[Message]]]:
-    """``(index of first message, messages)`` per unit, in order; system messages skipped."""
-    calls = [_tool_call_ids(m) if m.get("role") == "assistant" else set() for m in messages]
-    answers = [_answers(m) for m in messages]
-    out: list[tuple[int, list[Message]]] = []
-    for start, end in exchange_spans(calls, answers):
-        unit = [m for m in messages[start:end] if m.get("role") != "system"]
-        if unit:
-            out.append((start if messages[start].get("role") != "system" else start + 1, unit))
-    return out
+    """``read_units`` reading every message afresh (``read_any``)."""
+    return read_units(messages, lambda i, m: read_any(m, f"messages[{i}]"))
 
 
 def unit_text(unit: Sequence[Message]) -> str:
@@ -130,6 +128,18 @@ class HistorySource:
         # the messages keeps their ids from being reused while cached. Edit a message by
         # replacing it (or its content), not by mutating nested fields in place.
         self._cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
+        # id(raw message) -> its reading, kept while the message, its content and its tool calls
+        # are the same objects: a long conversation is read once, not on every build
+        self._read: dict[int, Read] = {}
+
+    def _reading(self, i: int, m: Message) -> list[Model]:
+        hit = self._read.get(id(m))
+        content, calls = m.get("content"), m.get("tool_calls")
+        if hit is not None and hit[0] is m and hit[1] is content and hit[2] is calls:
+            return hit[3]
+        got = read_any(m, f"HistorySource {self.name!r}: messages[{i}]")
+        self._read[id(m)] = (m, content, calls, got)
+        return got
 
     def candidates(self, query: str) -> list[ContextItem]:
         """One item per unit; ``MessageError`` when a message is not a message dict (checked on
@@ -137,7 +147,7 @@ class HistorySource:
         msgs = check_messages(self.messages() if callable(self.messages) else self.messages, self.name)
         out = []
         cache: dict[int, tuple[list[Message], list[Any], int, ContextItem]] = {}
-        for k, (start, unit) in enumerate(units(msgs)):
+        for k, (start, unit) in enumerate(read_units(msgs, self._reading)):
             # the audience is compared by value: a label added in place must reach the item
             contents = [(m.get("content"), _label_copy(m.get("audience"))) for m in unit]
             hit = self._cache.get(start)
@@ -164,4 +174,6 @@ class HistorySource:
             cache[start] = (unit, contents, k, item)
             out.append(item)
         self._cache = cache
+        if len(self._read) > 2 * len(msgs) + 64:  # what left the list is forgotten
+            self._read = {id(m): self._read[id(m)] for m in msgs if id(m) in self._read}
         return out
