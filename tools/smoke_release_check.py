@@ -37,7 +37,7 @@ def build_window(ctxsieve: Any) -> dict[str, Any]:
         kind="knowledge",
         stability="volatile",
     )
-    window = ctxsieve.ContextEngine([policy, kb], budget=80).build_sync("Can I get a refund on the Team plan?")
+    window = ctxsieve.ContextEngine([policy, kb], budget=130).build_sync("Can I get a refund on the Team plan?")
     reasons = {e.id: e.reason for e in window.trace}
     # what this build must decide on either backend: the pinned policy and the first refund
     # article in, the near-identical copy out as its duplicate, the long article out on budget
