@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +10,7 @@ from ctxsieve.admission.errors import SnapshotError
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport, RequestUsage
 from ctxsieve.admission.request import Request
+from ctxsieve.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,18 @@ class LineageEntry:
     id: str
     source: str
     first_call: int
+
+
+def checked_snapshot_store(store: Any) -> Any:
+    """``store`` when it can save snapshots (or None); a path or URL is refused: stores are a
+    layer below, so the caller opens one (nothing here ever opens a URL)."""
+    if isinstance(store, (str, os.PathLike)):
+        raise ConfigError(
+            f"snapshot_store: pass a store, e.g. ctxsieve.stores.open_snapshot_store({str(store)!r}), not a path or URL"
+        )
+    if store is not None and not callable(getattr(store, "save_snapshot", None)):
+        raise ConfigError(f"snapshot_store: expected an object with save_snapshot(), got {store!r}")
+    return store
 
 
 def persist_snapshot(

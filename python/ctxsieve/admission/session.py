@@ -7,12 +7,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ctxsieve.admission.accounting import Accountant
+from ctxsieve.admission.calls import checked_snapshot_store
 from ctxsieve.admission.context import SystemPrompt
 from ctxsieve.admission.events import EventCallback, Events
 from ctxsieve.admission.limits import (
@@ -25,7 +25,6 @@ from ctxsieve.admission.limits import (
 from ctxsieve.admission.reports import UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.admission.turn import Turn
-from ctxsieve.errors import ConfigError
 from ctxsieve.tokenizers import EstimatorLike
 
 
@@ -51,14 +50,7 @@ class Session:
         self.limits = limits or Limits()
         self.window_lookup = window_lookup
         self.accountant = Accountant(estimator if estimator is not None else self.limits.tokenizer)
-        if isinstance(snapshot_store, (str, os.PathLike)):
-            raise ConfigError(
-                f"snapshot_store: pass a store, e.g. ctxsieve.stores.open_snapshot_store({str(snapshot_store)!r}),"
-                " not a path or URL"
-            )
-        if snapshot_store is not None and not callable(getattr(snapshot_store, "save_snapshot", None)):
-            raise ConfigError(f"snapshot_store: expected an object with save_snapshot(), got {snapshot_store!r}")
-        self.snapshot_store = snapshot_store
+        self.snapshot_store = checked_snapshot_store(snapshot_store)
         self.events = Events(on_event)
         self.run_limits = run_limits or RunLimits()
         self.usage = UsageTotals()

@@ -4,7 +4,6 @@ imports the other."""
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import uuid
@@ -12,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ctxsieve.admission.accounting import schema_json
-from ctxsieve.admission.calls import CallRecord
+from ctxsieve.admission.calls import CallRecord, checked_snapshot_store
 from ctxsieve.admission.context import SystemPrompt, coerce_skills
 from ctxsieve.admission.events import EventCallback, Events
 from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup
@@ -79,15 +78,7 @@ class State:
         self.compactor = compactor
         self.history = history
         self.window_lookup = window_lookup
-        if isinstance(snapshot_store, (str, os.PathLike)):
-            # stores are a layer below: the caller opens one (the conversation never opens a URL)
-            raise ConfigError(
-                f"snapshot_store: pass a store, e.g. ctxsieve.stores.open_snapshot_store({str(snapshot_store)!r}),"
-                " not a path or URL"
-            )
-        if snapshot_store is not None and not callable(getattr(snapshot_store, "save_snapshot", None)):
-            raise ConfigError(f"snapshot_store: expected an object with save_snapshot(), got {snapshot_store!r}")
-        self.snapshot_store = snapshot_store
+        self.snapshot_store = checked_snapshot_store(snapshot_store)
         self.events = Events(on_event)
         # a RunBudget shared by several conversations makes its allowances span them
         self.run = run_limits if isinstance(run_limits, RunBudget) else RunBudget(run_limits or RunLimits())
