@@ -23,35 +23,20 @@ The grouping is ``ctxsieve.messages.exchanges``, shared with the engine's histor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.messages.exchanges import exchange_spans
-
-UnitKind = Literal["system", "summary", "message", "tool_exchange", "orphan_result"]
-
-
-@dataclass(frozen=True)
-class Unit:
-    """Messages ``start`` to ``end`` (exclusive) of the list ``units()`` was given."""
-
-    start: int
-    end: int
-    kind: UnitKind
-    messages: tuple[Any, ...]
-
-    def __len__(self) -> int:
-        return self.end - self.start
+from ctxsieve.messages.units import Unit, UnitKind
 
 
-def units(messages: Sequence[Any], adapter: MessageAdapter | str | None = None) -> list[Unit]:
+def units(messages: Sequence[Any], adapter: MessageAdapter | str | None = None) -> list[Unit[Any]]:
     """Group ``messages`` into units, in order; every message belongs to exactly one unit."""
     a = adapter_for(messages, adapter)
     roles = [a.role(m) for m in messages]
     calls = [a.tool_call_ids(m) if r == "assistant" else [] for m, r in zip(messages, roles)]
     answers = [a.tool_result_ids(m) for m in messages]
-    out: list[Unit] = []
+    out: list[Unit[Any]] = []
     for start, end in exchange_spans(calls, answers):
         m, role = messages[start], roles[start]
         kind: UnitKind

@@ -16,32 +16,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from ctxsieve.messages.exchanges import exchange_spans
 from ctxsieve.messages.model import Message
 
-UnitKind = Literal["system", "message", "tool_exchange", "orphan_result"]
+# "summary" is given only by ctxsieve.loop.units, which groups a framework's own message
+# objects and recognises their compaction summaries; the model has no summary message
+UnitKind = Literal["system", "summary", "message", "tool_exchange", "orphan_result"]
+
+M = TypeVar("M")
 
 
 @dataclass(frozen=True, slots=True)
-class Unit:
-    """Messages ``start`` to ``end`` (exclusive) of the list ``units()`` was given."""
+class Unit(Generic[M]):
+    """Messages ``start`` to ``end`` (exclusive) of the list ``units()`` was given: ``Message``
+    objects here, a framework's own objects when ``ctxsieve.loop.units`` grouped them."""
 
     start: int
     end: int
     kind: UnitKind
-    messages: tuple[Message, ...]
+    messages: tuple[M, ...]
 
     def __len__(self) -> int:
         return self.end - self.start
 
 
-def units(messages: Sequence[Message]) -> list[Unit]:
+def units(messages: Sequence[Message]) -> list[Unit[Message]]:
     """Group ``messages`` into units, in order; every message belongs to exactly one unit."""
     calls = [[c.id for c in m.tool_calls] for m in messages]
     answers = [[r.call_id for r in m.tool_results] for m in messages]
-    out: list[Unit] = []
+    out: list[Unit[Message]] = []
     for start, end in exchange_spans(calls, answers):
         first = messages[start]
         kind: UnitKind
