@@ -171,7 +171,7 @@ def _start_system(conv: State, limit: InputLimit) -> None:
 
 def _freeze(conv: State, text: str) -> None:
     conv.system = text
-    conv._system_tokens = MESSAGE_FRAMING_TOKENS + conv._count([text])[0] if text else 0
+    conv._system_tokens = conv._text_cost(text)
 
 
 def _context_tokens(conv: State) -> tuple[int, int | None]:
