@@ -62,3 +62,19 @@ def test_the_gap_notice_text_is_the_callers_and_can_be_left_out():
     assert silent.cuts and b.messages[0].role == "user" and "omitted" not in b.messages[0].text
     with pytest.raises(ConfigError, match="gap_notice"):
         Conversation(gap_notice="{nope}")
+
+
+def test_a_turn_that_fits_only_without_the_gap_notice_is_sent_without_it():
+    # every older turn is cut and the notice alone would push the call over: the required part
+    # (5 + 10 + the turn) fits, so the call goes out without the notice instead of being refused
+    limits = Limits(input_ceiling=1200, output_reserve=100, protocol_overhead=10)
+    conv = Conversation(system="s", limits=limits)
+    conv.add_user("a " * 600)
+    conv.prepare()
+    conv.record_response({"role": "assistant", "content": "ok"})
+    conv.add_user("b " * 1740)
+    call = conv.prepare()
+    assert conv.cuts and [m.role for m in call.messages] == ["user"]
+    assert call.messages[0].text.startswith("b b")
+    assert call.report.sections["history"] == 0 and call.estimated_input_tokens <= 1200
+    assert any("gap notice" in n for n in call.report.notes)

@@ -233,6 +233,12 @@ def admit(
         conv.shown.by_turn.pop(conv.turn, None)
         notes.append(f"the turn's engine context ({ctx_tokens} tokens) left out: the required part needs the room")
         ctx_tokens, turn = 0, t.tokens(conv._turn_start, len(t))
+    if fixed + hist + turn > lim and conv._notice is not None and t.start >= conv._turn_start:
+        # every older turn is cut and only their gap notice is left: it is the last optional
+        # part to go (kept, it turned a call that fits into a refusal whose required part fit)
+        notes.append(f"the gap notice ({conv._notice[1]} tokens) left out: the required part needs the room")
+        conv._notice = None
+        hist = _history(conv)
     breakdown = {
         "system": conv._system_tokens,
         "tools": tools,
