@@ -344,6 +344,11 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
         "input_tokens": expected_input,
         "output_tokens": 90,
         "total_tokens": expected_input + 90 - 50 + 50,
+        # only the Anthropic-shaped usage said what was cached: 20,000 read, none written
+        "cached_input_tokens": 20_000,
+        "cache_write_tokens": 0,
+        "uncached_input_tokens": expected_input - 20_000,
+        "cache_reported": 1,
     }
     assert summary["run"]["model_calls"] == 5 and summary["run"]["tool_calls"] == 3
     assert session.usage_report() == {"turns": 1, "last_turn": summary["usage"]}
@@ -357,12 +362,24 @@ def test_scripted_turn(flaky_store: Any, est: Any, make_history: Any, make_tools
     turn2.finish()
     report = session.usage_report()
     assert report["turns"] == 2
-    assert report["last_turn"] == {"requests": 1, "input_tokens": 500, "output_tokens": 5, "total_tokens": 505}
+    no_cache_info = {"cached_input_tokens": 0, "cache_write_tokens": 0, "cache_reported": 0}
+    assert report["last_turn"] == {
+        "requests": 1,
+        "input_tokens": 500,
+        "output_tokens": 5,
+        "total_tokens": 505,
+        **no_cache_info,
+        "uncached_input_tokens": 500,
+    }
     assert report["session"] == {
         "requests": 5,
         "input_tokens": expected_input + 500,
         "output_tokens": 95,
         "total_tokens": expected_input + 90 + 505,
+        "cached_input_tokens": 20_000,
+        "cache_write_tokens": 0,
+        "uncached_input_tokens": expected_input + 500 - 20_000,
+        "cache_reported": 1,
     }
     assert turn2.calls[0].snapshot_id and turn2.admit  # the session keeps its store
 

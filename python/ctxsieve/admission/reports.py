@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ctxsieve.admission.usage import usage_numbers
+
 USAGE_BREAKDOWN = ("system", "tools", "skills", "memory", "messages")
 
 
@@ -49,34 +51,25 @@ class ContextAssemblyReport:
         return d
 
 
-def _int_or_none(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-
-
 def provider_numbers(usage: Any) -> tuple[int | None, int | None, int | None]:
-    """(input, output, total) from an OpenAI-style, Anthropic-style or attribute usage object."""
-    if usage is None:
-        return None, None, None
-
-    def get(name: str) -> Any:
-        return usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
-
-    inp = _int_or_none(get("prompt_tokens"))
-    if inp is None:
-        inp = _int_or_none(get("input_tokens"))
-        if inp is not None:
-            # Anthropic reports cached prompt parts apart from input_tokens; they are input too
-            inp += sum(_int_or_none(get(k)) or 0 for k in ("cache_creation_input_tokens", "cache_read_input_tokens"))
-    out = _int_or_none(get("completion_tokens"))
-    if out is None:
-        out = _int_or_none(get("output_tokens"))
-    return inp, out, _int_or_none(get("total_tokens"))
+    """(input, output, total) from an OpenAI, Anthropic, Gemini, DeepSeek or attribute usage
+    object; input is the whole prompt, cached part included (``ctxsieve.admission.usage``)."""
+    n = usage_numbers(usage)
+    return n.prompt, n.output, n.total
 
 
 @dataclass(frozen=True)
 class RequestUsage:
     """Usage of one request. ``source`` is ``provider`` when the provider reported input and
-    output, ``partial`` when it reported only some, ``estimate`` when it reported nothing."""
+    output, ``partial`` when it reported only some, ``estimate`` when it reported nothing.
+
+    ``input_tokens`` is the whole prompt the provider processed, its cached part included, for
+    every provider (Anthropic's ``input_tokens`` + ``cache_read_input_tokens`` +
+    ``cache_creation_input_tokens``): the provider's true prompt size, what a calibrator compares
+    the estimate with. ``cached_input_tokens``: the part read from the provider's cache;
+    ``cache_write_tokens``: the part written to it (Anthropic); ``uncached_input_tokens``:
+    ``input_tokens - cached_input_tokens``; each None when the provider did not report it.
+    ``ignored`` names usage fields that were present but not an int >= 0 (not used)."""
 
     input_tokens: int
     output_tokens: int
@@ -85,12 +78,17 @@ class RequestUsage:
     estimated_input_tokens: int
     source: str
     breakdown: dict[str, int] = field(default_factory=dict)
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    uncached_input_tokens: int | None = None
+    ignored: tuple[str, ...] = ()
 
     @classmethod
     def build(
         cls, *, estimated_input: int, input_budget: int, breakdown: Mapping[str, int], provider: Any = None
     ) -> RequestUsage:
-        inp, out, total = provider_numbers(provider)
+        n = usage_numbers(provider)
+        inp, out, total = n.prompt, n.output, n.total
         if inp is not None and out is not None:
             source = "provider"
         else:  # a reported 0 is still reported
@@ -98,22 +96,47 @@ class RequestUsage:
         i = inp if inp is not None else estimated_input
         o = out if out is not None else 0
         t = total if total is not None else i + o
+        cached = n.cached if inp is not None else None  # a share of a reported prompt only
         return cls(
-            i, o, t, input_budget, estimated_input, source, {k: int(breakdown.get(k, 0)) for k in USAGE_BREAKDOWN}
+            i,
+            o,
+            t,
+            input_budget,
+            estimated_input,
+            source,
+            {k: int(breakdown.get(k, 0)) for k in USAGE_BREAKDOWN},
+            cached_input_tokens=cached,
+            cache_write_tokens=n.written if inp is not None else None,
+            uncached_input_tokens=None if cached is None else i - cached,
+            ignored=n.ignored,
         )
 
 
 @dataclass
 class UsageTotals:
-    """Running totals; a Session keeps one across turns, a Turn one for itself."""
+    """Running totals; a Session keeps one across turns, a Turn one for itself.
+
+    ``cached_input_tokens`` / ``cache_write_tokens`` sum what the providers reported (0 for a
+    request that reported nothing about its cache); ``uncached_input_tokens`` is
+    ``input_tokens - cached_input_tokens``; ``cache_reported`` counts the requests whose usage
+    said how much of the prompt was cached."""
 
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    uncached_input_tokens: int = 0
+    cache_reported: int = 0
 
     def add(self, u: RequestUsage) -> None:
         self.requests += 1
         self.input_tokens += u.input_tokens
         self.output_tokens += u.output_tokens
         self.total_tokens += u.total_tokens
+        cached = u.cached_input_tokens or 0
+        self.cached_input_tokens += cached
+        self.cache_write_tokens += u.cache_write_tokens or 0
+        self.uncached_input_tokens += u.input_tokens - cached
+        self.cache_reported += u.cached_input_tokens is not None
