@@ -26,6 +26,8 @@ EventCallback = Callable[[str, dict[str, Any]], None]
 WINDOW_DROP = "lifecycle.window.drop"
 CONTEXT_ASSEMBLY = "context.assembly"
 CONTEXT_REFUSED = "context.refused"
+# the provider answered "context too long" to an admitted call (ctxsieve.conversation.overflow)
+CONTEXT_OVERFLOW = "context.overflow"
 
 _tracer: Any = None
 _tracer_loaded = False

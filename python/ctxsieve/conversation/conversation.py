@@ -43,6 +43,7 @@ from ctxsieve.conversation.admit import admit, cut_needed
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction import compact
 from ctxsieve.conversation.cuts import Cut
+from ctxsieve.conversation.overflow import aretry_after_overflow, learned, retry_after_overflow
 from ctxsieve.conversation.state import State
 from ctxsieve.conversation.transcript import Transcript
 from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
@@ -269,23 +270,34 @@ class Conversation(State):
     def _context_due(self) -> bool:
         return self.engine is not None and self._query is not None and self.context is None
 
+    def overflowed(self, error: Any = None) -> Call:
+        """The provider answered the pending call "context too long" (``error``: its exception or
+        error body; None when it said no more): re-admit it ONCE with a tighter limit and keep the
+        provider's count for later calls; a second overflow of the call raises
+        ``ContextOverflowError`` (``ctxsieve.conversation.overflow``)."""
+        return retry_after_overflow(self, error)
+
+    async def aoverflowed(self, error: Any = None) -> Call:
+        """``overflowed`` for async code (a compactor's summary is awaited)."""
+        return await aretry_after_overflow(self, error)
+
     def _limit(self, model: str | None) -> InputLimit:
         hit = self._windows.get(model or "")
         if hit is not None:
-            return replace(hit, lookup="cached")
+            return learned(self).tighten(replace(hit, lookup="cached"), self, model)
         got = resolve_input_limit(self.limits, model, self.window_lookup)
         if got.lookup == "ok":
             self._windows[model or ""] = got
-        return got
+        return learned(self).tighten(got, self, model)
 
     async def _limit_async(self, model: str | None) -> InputLimit:
         hit = self._windows.get(model or "")
         if hit is not None:
-            return replace(hit, lookup="cached")
+            return learned(self).tighten(replace(hit, lookup="cached"), self, model)
         got = await resolve_input_limit_async(self.limits, model, self.window_lookup)
         if got.lookup == "ok":
             self._windows[model or ""] = got
-        return got
+        return learned(self).tighten(got, self, model)
 
     def _admit(self, model: str | None, limit: InputLimit, tools: bool, gathered: Any, *, new_call: bool) -> Call:
         return admit(self, model, limit, tools, gathered, new_call=new_call)

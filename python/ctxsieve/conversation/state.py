@@ -131,6 +131,7 @@ class State:
         self.context: TurnContext | None = None  # the current turn's engine contribution
         self.cuts: list[Cut] = []
         self.repairs: list[Repair] = []  # what the conversation repaired before its calls
+        self.overflows: list[Any] = []  # each "context too long" answer (conversation.overflow.OverflowEvent)
         self._notice: tuple[Message, int] | None = None
         self._last: tuple[int, str, int, bool, int] | None = None  # (start, system, notice id, tools, end) sent last
         self._windows: dict[str, InputLimit] = {}
