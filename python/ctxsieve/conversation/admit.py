@@ -28,6 +28,7 @@ from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.compaction_gain import take_report
 from ctxsieve.conversation.context import select_context, system_text
 from ctxsieve.conversation.cuts import Cut, gap_notice
 from ctxsieve.conversation.system import head as system_head
@@ -287,6 +288,7 @@ def admit(
         "skills": {"roster": len(conv._skills), "included": conv.skills_included},
         "messages": {"turn_messages": end - conv._turn_start},
     }
+    take_report(conv, notes, counts)  # the compaction decision made before this call
     report = ContextAssemblyReport(
         turn_id=turn_id,
         call_index=call_index,

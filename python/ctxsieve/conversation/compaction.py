@@ -1,24 +1,56 @@
 """Compaction inside the conversation: a cut whose removed part is summarised, not just dropped.
 
-When a call would not fit and the conversation has a ``compactor`` (anything with an async
-``summarize(request)`` and a ``timeout``, such as ``ctxsieve.loop.Compactor``), the oldest whole
-units up to the cut point are sent to the summariser together with the previous summary, and
-one summary message takes their place at the head of the retained transcript. The summary is
-as private as what it covers (the most restrictive audience). A summariser that fails, times
-out or returns nothing usable changes nothing: the call is then admitted with a plain cut.
+With a ``compactor`` (anything with an async ``summarize(request)`` and a ``timeout``, such as
+``ctxsieve.loop.Compactor``), the oldest whole units up to the cut point are summarised and one
+structured summary message takes their place at the head of the retained transcript
+(``ctxsieve.messages.summary_sections``): the conversation's first user message verbatim, the
+earlier summaries verbatim, the new summary, and every identifier the summarised messages
+mention (``ctxsieve.messages.identifiers``), found without the model, so a summariser that
+forgets them cannot lose them. The summary is as private as what it covers (the most
+restrictive audience).
+
+When: a call that does not fit compacts (forced); with ``CompactionPolicy.compact_at``, older
+turns filling that share of their room compact early, but only when the minimum-gain rule says
+the tokens saved repay the cache the rewrite invalidates (``compaction_gain``). Either way the
+arithmetic goes into ``lifecycle.compaction`` and the next call's report.
+
+The summariser's request (``SummaryRequest.call``) is the conversation's last request plus one
+instruction, so it is read from the provider's cache (``summary_call``). ``prompt()`` still
+gives the fresh instruction-and-transcript prompt older summarisers used.
+
+Folding: earlier summaries stay verbatim while they take at most half the room the compaction
+keeps; beyond that the summariser gets them as ``previous_summary`` and one summary replaces
+them all (the first user message and the identifiers stay verbatim either way). A summariser
+that fails, times out or returns nothing usable changes nothing: a call that does not fit is
+then admitted with a plain cut.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ctxsieve.admission.events import WINDOW_DROP
+from ctxsieve.admission.limits import InputLimit
 from ctxsieve.audience import restrict
+from ctxsieve.conversation.admit import _history, _keep, _wanted
+from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.compaction_gain import (
+    COMPACTION_EVENT,
+    DEFAULT_POLICY,
+    Decision,
+    GainInputs,
+    decide,
+    expected_calls,
+)
 from ctxsieve.conversation.cuts import Cut
+from ctxsieve.conversation.summary_call import instruction, summary_call
 from ctxsieve.messages import Message, Text, openai_chat
+from ctxsieve.messages.identifiers import message_identifiers
 from ctxsieve.messages.summary import parse_summary, summary_header
+from ctxsieve.messages.summary_sections import SummaryParts, read_parts, render_parts
 from ctxsieve.stages.render import block
 from ctxsieve.workers import Late, within
 
@@ -26,6 +58,8 @@ if TYPE_CHECKING:
     from ctxsieve.conversation.state import State
 
 logger = logging.getLogger("ctxsieve.conversation")
+
+MAX_IDENTIFIERS = 300  # a bound on the summary's identifier list (most recent kept beyond it)
 
 _PROMPT = (
     "Summarise the conversation below for the assistant that continues it. Keep every fact, "
@@ -37,20 +71,42 @@ _PROMPT = (
 @dataclass(frozen=True)
 class SummaryRequest:
     """What a summariser gets: the aged messages (OpenAI Chat shape), their plain transcript,
-    the previous summary to fold in (None on the first compaction) and who may read it."""
+    the previous summary to fold in (None unless the earlier summaries are folded) and who may
+    read it; ``call``: the request to send (the conversation's prefix plus ``instruction``:
+    ``call.anthropic(max_tokens=...)``, ``call.openai()``, ``call.responses()``); the parts the
+    summary keeps verbatim whatever the summariser writes (``first_task``, ``earlier_summaries``,
+    ``identifiers``) and the minimum-gain ``decision``."""
 
     messages: list[Any]
     transcript: str
     previous_summary: str | None
     audience: frozenset[str] | None = None
+    call: Call | None = None
+    instruction: str | None = None
+    first_task: str | None = None
+    earlier_summaries: tuple[tuple[str, str], ...] = ()
+    identifiers: tuple[str, ...] = ()
+    decision: Decision | None = None
 
     def prompt(self) -> str:
-        """A ready-made instruction for an LLM summariser."""
+        """A fresh instruction-and-transcript prompt (not read from the cache: prefer ``call``)."""
         parts = [_PROMPT]
         if self.previous_summary:
             parts.append("Summary of what came before these messages (fold it in):\n" + self.previous_summary)
         parts.append("Messages:\n" + self.transcript)
         return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Room:
+    """Why and how far a call compacts: ``keep`` (what the older turns keep, the summary
+    included), ``forced`` (the call does not fit otherwise), ``room`` (what older turns may
+    hold in this call) and ``history`` (what they hold now)."""
+
+    keep: int
+    forced: bool
+    room: int
+    history: int
 
 
 def plain(messages: list[Message]) -> str:
@@ -64,57 +120,142 @@ def plain(messages: list[Message]) -> str:
     return "\n".join(lines)
 
 
-async def compact(conv: State, keep: int, call_index: int) -> Cut | None:
-    """Summarise the oldest units so that what stays of the older turns costs at most ``keep``
-    (the summary included); None when there is nothing to summarise or the summariser failed."""
+def compaction_room(conv: State, limit: InputLimit, with_tools: bool, context_due: bool) -> Room | None:
+    """The compaction this call needs (forced) or may make (past ``compact_at``), else None:
+    the arithmetic ``admit`` does before it cuts."""
+    t = conv.transcript
+    system = conv._system_tokens if conv.system is not None else conv._base_system_tokens
+    fixed = system + (conv._tools_tokens if with_tools else 0) + conv.limits.protocol_overhead
+    turn = t.tokens(conv._turn_start, len(t))
+    room = limit.tokens - fixed - turn - (_wanted(conv) if context_due else 0)
+    history = _history(conv)
+    if history > room:
+        return Room(_keep(conv, room), True, room, history)
+    at = (conv.compaction or DEFAULT_POLICY).compact_at
+    if at is not None and history > at * room:
+        # an early compaction keeps cut_to of the threshold (of the room, it might keep it all)
+        return Room(_keep(conv, int(at * room)), False, room, history)
+    return None
+
+
+def _first_task(conv: State, before: int) -> str | None:
+    """The text of the conversation's first user message, when it sits before ``before``."""
+    for k in range(before):
+        e = conv.transcript[k]
+        if e.kind == "message" and e.message.role == "user":
+            return e.message.text
+    return None
+
+
+def _record(conv: State, d: Decision) -> None:
+    conv.compactions.append(d)
+    conv._compaction_report = d
+    conv.events.emit(COMPACTION_EVENT, {"conversation_id": conv.id, **d.event()})
+
+
+async def compact(conv: State, room: Room | int, call_index: int, limit: InputLimit | None = None) -> Cut | None:
+    """Summarise the oldest units so that what stays of the older turns costs at most
+    ``room.keep``; None when there is nothing to summarise, the rule declines or the summariser
+    failed. A bare int ``room`` is a forced compaction keeping that many tokens; ``limit`` (the
+    call's input limit) bounds the summariser's request (default: the limit last admitted)."""
+    if not isinstance(room, Room):
+        room = Room(int(room), True, conv._limit_tokens, _history(conv))
+    if limit is None:
+        n = conv._limit_tokens
+        limit = InputLimit(n, "ceiling", n, None, "none")
     t = conv.transcript
     end = conv._turn_start
     if t.start >= end:
         return None
-    new_start = t.cut_point(end, max(0, keep))
+    keep = max(0, room.keep)
+    new_start = t.cut_point(end, keep)
     if new_start <= t.start:
         return None
     first = t[t.start]
-    previous = None
-    covered = 0
-    body = t.start
+    parts, covered, body = SummaryParts(None, ()), 0, t.start
     if first.kind == "summary":
-        covered, previous = parse_summary(first.message.text) or (0, None)
+        covered, previous = parse_summary(first.message.text) or (0, first.message.text)
+        parts = read_parts(previous)
         body += 1
     aged = t.messages(body, new_start)
     if not aged:
         return None
+    task = parts.first_task if parts.first_task is not None else _first_task(conv, new_start)
+    ids = list(dict.fromkeys((*parts.identifiers, *message_identifiers(aged))))[-MAX_IDENTIFIERS:]
+    earlier = parts.summaries
+    fold = bool(earlier) and sum(conv._count([s for _, s in earlier])) > keep // 2
+    span = f"messages {1 if fold else covered + 1}-{covered + len(aged)}"
+    kept = () if fold else earlier
+    shown = conv.shown
+    first_turn = t[new_start].turn if new_start < len(t) else conv.turn
+    pinned = [i for turn, items in shown.by_turn.items() if turn < first_turn for i in items if i.pinned]
+    carried = [*shown.carried, *pinned]
+
+    def summary_text(new: str) -> str:
+        text = summary_header(covered + len(aged)) + render_parts(SummaryParts(task, (*kept, (span, new)), tuple(ids)))
+        return text + ("\n\n" + "\n\n".join(block(i) for i in carried) if carried else "")
+
+    verbatim = conv._cost(Message("user", (Text(summary_text("")),)))
+    policy = conv.compaction or DEFAULT_POLICY
+    last = conv._last
+    notice = conv._notice
+    cached = last is not None and last[:3] == (t.start, conv.system or "", id(notice[0]) if notice else 0)
+    sent_end = min(last[4], len(t)) if last is not None and cached else new_start
+    # the summariser's request: up to where the last call ended (its breakpoint is read back
+    # exactly), else, when that does not fit, up to the kept part (still a prefix of it)
+    for call_end in dict.fromkeys((max(new_start, sent_end), new_start)):
+        ask = instruction(conv, new_start, call_end, fold)
+        request_call = summary_call(conv, limit, call_end, ask)
+        if request_call.estimated_input_tokens <= limit.tokens:
+            break
+    growth = t.tokens(0, len(t)) / max(1, conv._call_index + 1)
+    space = room.room - room.history
+    inputs = GainInputs(
+        dropped=t.tokens(t.start, new_start) + (notice[1] if notice else 0),
+        summary=verbatim + math.ceil(policy.summary_ratio * t.tokens(body, new_start)),
+        verbatim=verbatim,
+        retained=t.tokens(new_start, max(new_start, sent_end)) if cached else 0,
+        prefix=request_call.shared_prefix_tokens,
+        uncached=request_call.prompt_tokens - request_call.shared_prefix_tokens,
+        remaining_calls=expected_calls(conv, policy),
+        horizon=None if growth <= 0 else max(0, math.floor(space / growth)),
+        cached=cached,
+    )
+    decision = decide(inputs, policy.pricing, call_index=call_index, forced=room.forced)
+    if not policy.rule and not room.forced:
+        decision = replace(decision, outcome="compacted")  # a plain threshold: compact regardless
+    elif not room.forced and not decision.pays:
+        _record(conv, decision)
+        return None
     audience = None
     for m in (first.message, *aged) if first.kind == "summary" else aged:
         audience = restrict(audience, m.audience)
-    request = SummaryRequest(openai_chat.write(aged), plain(aged), previous, audience)
-    try:
-        text = await within(conv.compactor.summarize(request), float(conv.compactor.timeout or 120.0))
-    except Late:
-        logger.warning("compaction skipped: the summariser took longer than its timeout; the call cuts instead")
+    previous_summary = "\n\n".join(s for _, s in earlier) if fold else None
+    fits = request_call.estimated_input_tokens <= limit.tokens
+    request = SummaryRequest(
+        openai_chat.write(aged),
+        plain(aged),
+        previous_summary,
+        audience,
+        call=request_call if fits else None,  # too large to send: the summariser uses prompt()
+        instruction=ask,
+        first_task=task,
+        earlier_summaries=kept,
+        identifiers=tuple(ids),
+        decision=decision,
+    )
+    text = await _summarise(conv, request)
+    if text is None:
+        _record(conv, replace(decision, outcome="skipped"))
         return None
-    except Exception as exc:  # the summariser is user code: its failure must not lose the call
-        logger.warning(
-            "compaction skipped: the summariser raised %s: %s; the call cuts instead", type(exc).__name__, exc
-        )
-        return None
-    if not isinstance(text, str) or not text.strip():
-        logger.warning("compaction skipped: the summariser returned %s, not a summary", type(text).__name__)
-        return None
-    first_turn = t[new_start].turn if new_start < len(t) else conv.turn
-    shown = conv.shown
-    pinned = [i for turn, items in shown.by_turn.items() if turn < first_turn for i in items if i.pinned]
-    carried = [*shown.carried, *pinned]
-    body_text = summary_header(covered + len(aged)) + text.strip()
-    if carried:
-        body_text += "\n\n" + "\n\n".join(block(i) for i in carried)
-    summary = Message("user", (Text(body_text),), audience=audience)
+    summary = Message("user", (Text(summary_text(text.strip())),), audience=audience)
     cost = conv._cost(summary)
     if cost > keep:
         # a summary larger than the room it is for would be cut again in the same call
         logger.warning(
             "compaction skipped: the summary (%d tokens) exceeds its room (%d); the call cuts instead", cost, keep
         )
+        _record(conv, replace(decision, outcome="skipped"))
         return None
     if conv.history is not None:
         conv.history.archive(request.messages, body)
@@ -129,8 +270,27 @@ async def compact(conv: State, keep: int, call_index: int) -> Cut | None:
         call_index, new_start, new_start, t[new_start - 1].turn, omitted, t.tokens(t.start, conv._turn_start), True
     )
     conv.cuts.append(cut)
+    _record(conv, decision)
     conv.events.emit(WINDOW_DROP, {"conversation_id": conv.id, **cut.event})
     return cut
 
 
-__all__ = ["SummaryRequest", "compact", "plain"]
+async def _summarise(conv: State, request: SummaryRequest) -> str | None:
+    """The summariser's text, or None (logged) when it failed, was late or wrote nothing."""
+    try:
+        text = await within(conv.compactor.summarize(request), float(conv.compactor.timeout or 120.0))
+    except Late:
+        logger.warning("compaction skipped: the summariser took longer than its timeout; the call cuts instead")
+        return None
+    except Exception as exc:  # the summariser is user code: its failure must not lose the call
+        logger.warning(
+            "compaction skipped: the summariser raised %s: %s; the call cuts instead", type(exc).__name__, exc
+        )
+        return None
+    if not isinstance(text, str) or not text.strip():
+        logger.warning("compaction skipped: the summariser returned %s, not a summary", type(text).__name__)
+        return None
+    return text
+
+
+__all__ = ["MAX_IDENTIFIERS", "Room", "SummaryRequest", "compact", "compaction_room", "plain"]

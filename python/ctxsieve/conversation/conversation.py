@@ -39,9 +39,9 @@ from ctxsieve.admission.errors import AudienceError, TurnStateError
 from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_input_limit_async
 from ctxsieve.admission.reports import RequestUsage
 from ctxsieve.audience import eligible, parse_audience
-from ctxsieve.conversation.admit import admit, cut_needed
+from ctxsieve.conversation.admit import admit
 from ctxsieve.conversation.call import Call
-from ctxsieve.conversation.compaction import compact
+from ctxsieve.conversation.compaction import compact, compaction_room
 from ctxsieve.conversation.cuts import Cut
 from ctxsieve.conversation.overflow import aretry_after_overflow, learned, retry_after_overflow
 from ctxsieve.conversation.state import State
@@ -76,7 +76,8 @@ class Conversation(State):
     else ``limits.tokenizer``). ``reader``: who reads this conversation (``ctxsieve.audience``),
     fixed for its life. ``offloader``: caps tool results as they are written. ``history``: a
     ``SessionHistory`` that archives what a cut leaves out (for ``session_search``).
-    ``compactor``: summarises what a cut would drop (``ctxsieve.conversation.compaction``).
+    ``compactor``: summarises what a cut would drop (``ctxsieve.conversation.compaction``);
+    ``compaction``: a ``CompactionPolicy``, when it compacts before it must (the minimum-gain rule).
     ``cut_to``: the share of the room for older turns a cut leaves (one cut, then room to grow
     again). ``skills``: the skill roster (names and descriptions), whole entries up to
     ``Limits.skills_fraction`` of the window; ``labels``: conversation labels (channel, tenant)
@@ -237,11 +238,11 @@ class Conversation(State):
         with self._one_at_a_time():
             m = model or self.model
             limit = self._limit(m)
-            if self.compactor is not None and (keep := cut_needed(self, limit, tools, self._context_due())) is not None:
+            if self.compactor is not None and (room := compaction_room(self, limit, tools, self._context_due())):
                 try:
                     asyncio.get_running_loop()
                 except RuntimeError:
-                    asyncio.run(compact(self, keep, self._call_index + 1))
+                    asyncio.run(compact(self, room, self._call_index + 1, limit))
                 # inside a running loop a sync prepare cannot await the summariser: it cuts
             gathered = None
             if self._context_due():
@@ -253,8 +254,8 @@ class Conversation(State):
         with self._one_at_a_time():
             m = model or self.model
             limit = await self._limit_async(m)
-            if self.compactor is not None and (keep := cut_needed(self, limit, tools, self._context_due())) is not None:
-                await compact(self, keep, self._call_index + 1)
+            if self.compactor is not None and (room := compaction_room(self, limit, tools, self._context_due())):
+                await compact(self, room, self._call_index + 1, limit)
             gathered = None
             if self._context_due():
                 gathered = await self.engine.gather(self._query or "", reader=self.readers)

@@ -19,6 +19,7 @@ from ctxsieve.admission.reports import UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.audience import parse_readers
 from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.compaction_gain import CompactionPolicy, Decision
 from ctxsieve.conversation.context import Shown, TurnContext
 from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
 from ctxsieve.conversation.transcript import Transcript
@@ -61,6 +62,7 @@ class State:
         labels: Mapping[str, str] | None = None,
         gap_notice: str = DEFAULT_GAP_NOTICE,
         provider: str | None = None,
+        compaction: Any = None,
     ):
         self.engine = engine
         if provider is not None and provider not in PROVIDERS:
@@ -76,6 +78,11 @@ class State:
         if compactor is not None and not callable(getattr(compactor, "summarize", None)):
             raise ConfigError(f"compactor: expected an object with an async summarize(request), got {compactor!r}")
         self.compactor = compactor
+        if compaction is not None and not isinstance(compaction, CompactionPolicy):
+            raise ConfigError(f"compaction: expected a CompactionPolicy or None, got {compaction!r}")
+        self.compaction: CompactionPolicy | None = compaction  # when to compact early (None: when a call must)
+        self.compactions: list[Decision] = []  # every compaction decision, with its arithmetic
+        self._compaction_report: Decision | None = None  # the last decision, for the next call's report
         self.history = history
         self.window_lookup = window_lookup
         self.snapshot_store = checked_snapshot_store(snapshot_store)

@@ -1,0 +1,177 @@
+"""Repeated compaction keeps the task: the first user message and every earlier summary survive
+verbatim (or, past their room, are folded while the task stays), and every identifier the
+dropped turns mention is in the summary even when the summariser forgets it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ctxsieve import Conversation, Limits
+from ctxsieve.messages.identifiers import identifiers, text_identifiers
+from ctxsieve.messages.summary import parse_summary
+from ctxsieve.messages.summary_sections import SummaryParts, read_parts, render_parts
+from tests.conversation.helpers import TOOLS, run_turn
+
+TASK = "Migrate the billing service to Postgres 16; keep the refund API (v2.3.1) working.  Tabs\tand  spaces stay."
+
+
+class Numbered:
+    """Each summary is distinct and forgets every identifier."""
+
+    timeout = 5.0
+
+    def __init__(self, words: int = 12) -> None:
+        self.requests: list = []
+        self.words = words
+
+    async def summarize(self, req):
+        self.requests.append(req)
+        return f"SUMMARY-{len(self.requests)}: " + "they talked about it " * self.words
+
+
+def _conv(summ: Numbered, ceiling: int = 3_000) -> Conversation:
+    limits = Limits(input_ceiling=ceiling, output_reserve=100, protocol_overhead=50)
+    return Conversation(system="s", tools=TOOLS, limits=limits, compactor=summ)
+
+
+def _head(conv: Conversation) -> SummaryParts:
+    head = conv.transcript[conv.transcript.start]
+    assert head.kind == "summary"
+    found = parse_summary(head.message.text)
+    assert found is not None
+    return read_parts(found[1])
+
+
+def test_three_compactions_keep_the_first_task_and_each_summary_verbatim():
+    summ = Numbered()
+    conv = _conv(summ)
+    conv.add_user(TASK)
+    conv.prepare()
+    conv.record_response({"role": "assistant", "content": "On it."})
+    turn, heads = 1, []
+    while len(summ.requests) < 3 and turn < 80:
+        turn += 1
+        before = len(summ.requests)
+        calls = run_turn(conv, turn, calls=2, result_chars=300)
+        if len(summ.requests) > before:
+            heads.append(_head(conv))
+            # the call sent after each compaction opens with the task, word for word
+            assert TASK in next(c for c in calls if c.messages[0].text.startswith("[Summary")).messages[0].text
+    assert len(summ.requests) >= 3
+    for n, parts in enumerate(heads, start=1):
+        assert parts.first_task == TASK  # whitespace and all
+        texts = [t for _, t in parts.summaries]
+        assert texts == [summ_text(k, summ.words) for k in range(1, n + 1)]
+    # each summary's span follows the last one's, in original positions
+    spans = [s for s, _ in heads[-1].summaries]
+    bounds = [tuple(map(int, s.split()[1].split("-"))) for s in spans]
+    assert bounds[0][0] == 1 and all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:]))
+    # later summarisers are told what is already kept, not asked to fold it
+    assert summ.requests[2].earlier_summaries == heads[1].summaries and summ.requests[2].previous_summary is None
+
+
+def summ_text(k: int, words: int) -> str:
+    return (f"SUMMARY-{k}: " + "they talked about it " * words).strip()  # as the summary keeps it
+
+
+def test_earlier_summaries_fold_past_half_their_room_and_the_task_stays():
+    summ = Numbered(words=120)  # each summary about 600 tokens: two exceed half of the kept room
+    conv = _conv(summ, ceiling=5_000)
+    conv.add_user(TASK)
+    conv.prepare()
+    conv.record_response({"role": "assistant", "content": "On it."})
+    turn = 1
+    while len(summ.requests) < 4 and turn < 120:
+        turn += 1
+        run_turn(conv, turn, calls=2, result_chars=300)
+    folded = [r for r in summ.requests if r.previous_summary is not None]
+    assert folded, "no compaction folded the earlier summaries"
+    req = folded[0]
+    assert req.earlier_summaries == () and "SUMMARY-" in req.previous_summary
+    assert "Fold the earlier summary" in (req.instruction or "")
+    parts = _head(conv)
+    assert parts.first_task == TASK
+    assert len(parts.summaries) < len(summ.requests)  # folded: fewer sections than compactions
+
+
+# every identifier the dropped turns mention, by kind
+IDENTIFIERS = [
+    "ORD-4471",
+    "src/billing/refund.py",
+    "/var/log/billing/error.log",
+    "E1042",
+    "ERR_CONNECTION_RESET",
+    "https://status.example.com/incidents/8812",
+    "550e8400-e29b-41d4-a716-446655440000",
+    "350 ms",
+    "2.5GB",
+    "$129.99",
+    "v2.3.1",
+    "2026-11-29",
+    "#5521",
+    "ef9f6f4",
+]
+
+
+def test_every_identifier_of_the_dropped_turns_survives_a_summariser_that_forgets_them():
+    summ = Numbered()
+    conv = _conv(summ)
+    lines = [
+        "Order ORD-4471 fails in src/billing/refund.py; the log /var/log/billing/error.log says E1042.",
+        "The client saw ERR_CONNECTION_RESET; see https://status.example.com/incidents/8812.",
+        "Request 550e8400-e29b-41d4-a716-446655440000 took 350 ms and used 2.5GB for a $129.99 refund.",
+        "Since v2.3.1 (released 2026-11-29, PR #5521, commit ef9f6f4).",
+    ]
+    for k, line in enumerate(lines, start=1):
+        conv.add_user(line)
+        conv.prepare()
+        conv.record_response({"role": "assistant", "content": f"Noted {k}."})
+    turn = 10
+    while not summ.requests:
+        turn += 1
+        run_turn(conv, turn, calls=2, result_chars=300)
+    dropped = "\n".join(m.text for m in conv.transcript.messages(0, conv.transcript.start - 1))
+    assert all(i in dropped for i in IDENTIFIERS)  # the turns that mention them were summarised
+    head = conv.transcript[conv.transcript.start].message.text
+    missing = [i for i in IDENTIFIERS if i not in head]
+    assert not missing, f"lost by compaction: {missing}"
+    assert set(IDENTIFIERS) <= set(_head(conv).identifiers)
+    assert set(IDENTIFIERS) <= set(summ.requests[0].identifiers)  # the summariser is told them
+    # and they stay across the next compactions
+    while len(summ.requests) < 3:
+        turn += 1
+        run_turn(conv, turn, calls=2, result_chars=300)
+    assert set(IDENTIFIERS) <= set(_head(conv).identifiers)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("see src/app.py and ./run.sh", ["src/app.py", "./run.sh"]),
+        ('{"order":"A-3-1","path":"/tmp/x"}', ["A-3-1", "/tmp/x"]),
+        ("C:\\data\\in.csv at 0x7fff, issue #12", ["C:\\data\\in.csv", "0x7fff", "#12"]),
+        ("mail ops@example.org about JIRA-2231", ["ops@example.org", "JIRA-2231"]),
+        ("it took 12 seconds, 40% CPU, 3.2 GB", ["12 seconds", "40%", "3.2 GB"]),
+        ("e.g. and/or the well-known 3.5 ERROR deadbeef", []),
+    ],
+)
+def test_identifiers_by_kind(text, want):
+    assert text_identifiers(text) == want
+
+
+def test_identifier_extraction_is_linear_on_hostile_text():
+    # each of these makes a naive unanchored pattern such as [\w.-]+/[\w./-]+ quadratic
+    for hostile in ("a." * 100_000, "a-" * 100_000, "/a" * 100_000, "a" * 400_000, "1." * 100_000):
+        t0 = time.perf_counter()
+        identifiers([hostile])
+        assert time.perf_counter() - t0 < 1.0, hostile[:10]
+
+
+def test_sections_read_back_exactly_whatever_the_summariser_wrote():
+    tricky = "line one\n\n[Summary of messages 9-9 (3 characters)]\nabc\n[Identifiers the summarised messages mention"
+    parts = SummaryParts(TASK, (("messages 1-4", tricky), ("messages 5-9", "")), ("ORD-1", "a/b/c"))
+    assert read_parts(render_parts(parts)) == parts
+    # a summary from before the sections reads back as one earlier summary
+    assert read_parts("They chose plan B.") == SummaryParts(None, (("earlier messages", "They chose plan B."),))
