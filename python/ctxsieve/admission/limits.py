@@ -52,7 +52,10 @@ class Limits:
 
     ``memory_ceiling`` / ``history_ceiling`` cap those optional sections (None: no section cap);
     ``skills_fraction`` caps the skill roster at a share of the window (of the ceiling when the
-    window is unknown). ``tokenizer`` names the estimator (``bytes/3``, ``calibrated:o200k``, ...).
+    window is unknown); ``tools_fraction`` caps the tool schemas a conversation sends the same
+    way, whole schemas only (None, the default: every tool is sent; see
+    ``ctxsieve.conversation.tool_roster`` for what is deferred and how it is loaded).
+    ``tokenizer`` names the estimator (``bytes/3``, ``calibrated:o200k``, ...).
 
     >>> Limits(output_reserve=0)
     Traceback (most recent call last):
@@ -67,6 +70,7 @@ class Limits:
     memory_ceiling: int | None = None
     history_ceiling: int | None = None
     skills_fraction: float = DEFAULT_SKILLS_FRACTION
+    tools_fraction: float | None = None
     lookup_deadline: float = WINDOW_LOOKUP_DEADLINE_S
     tokenizer: str = "bytes/3"  # the estimator's name; Session(estimator=...) overrides it
 
@@ -81,6 +85,11 @@ class Limits:
         f = self.skills_fraction
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not math.isfinite(f) or not 0 <= f <= 1:
             raise ConfigError(f"Limits.skills_fraction: must be a number in [0, 1], got {f!r}")
+        f = self.tools_fraction
+        if f is not None and (
+            isinstance(f, bool) or not isinstance(f, (int, float)) or not math.isfinite(f) or not 0 <= f <= 1
+        ):
+            raise ConfigError(f"Limits.tools_fraction: must be None or a number in [0, 1], got {f!r}")
         d = self.lookup_deadline
         if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
             raise ConfigError(f"Limits.lookup_deadline: must be a positive number of seconds, got {d!r}")

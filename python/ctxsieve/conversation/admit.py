@@ -32,6 +32,9 @@ from ctxsieve.conversation.compaction_gain import take_report
 from ctxsieve.conversation.context import select_context, system_text
 from ctxsieve.conversation.cuts import Cut, gap_notice
 from ctxsieve.conversation.system import head as system_head
+from ctxsieve.conversation.tool_loading import settle_tools
+from ctxsieve.conversation.tool_roster import counts as tool_counts
+from ctxsieve.conversation.tool_roster import prefix_key
 from ctxsieve.messages import Message, Text, openai_chat
 from ctxsieve.messages.repair import repair
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
@@ -166,6 +169,8 @@ def _start_system(conv: State, limit: InputLimit) -> None:
     """The first call fixes the system prompt's head: instructions, labels, the roster that fits."""
     cap = limit.skills_cap(conv.limits.skills_fraction)
     text, n = system_head(conv._instructions, conv.labels, conv._skills, cap, conv._count)
+    if conv.roster.marked or conv.limits.tools_fraction is not None:
+        text = settle_tools(conv, limit, text)  # the tools that fit; the others wait for tool_search
     conv._base_system, conv.skills_included = text, n
     conv._base_system_tokens = conv._text_cost(text)
 
@@ -209,9 +214,9 @@ def admit(
     attempt = 0 if new_call and conv._pending is None else conv._attempt + 1
     notes: list[str] = [limit.note] if limit.note else []
     overhead = conv.limits.protocol_overhead
-    tools = conv._tools_tokens if with_tools else 0
     if conv.system is None:
-        _start_system(conv, limit)
+        _start_system(conv, limit)  # settles the tool roster too: the tools' cost comes after
+    tools = conv._tools_tokens if with_tools else 0
     if conv._open or conv._suspect:
         _repair(conv, notes)
     if gathered is not None:
@@ -260,7 +265,7 @@ def admit(
     start, end = t.start, len(t)
     notice = conv._notice[0] if conv._notice else None
     msgs = ([notice] if notice is not None else []) + t.messages(start, end)
-    key = (start, conv.system or "", id(notice) if notice is not None else 0, with_tools)
+    key = (start, conv.system or "", id(notice) if notice is not None else 0, prefix_key(conv.roster, with_tools))
     prev = conv._last
     shared, previous_end = 0, 0
     if prev is not None and prev[:4] == key and prev[4] <= end:
@@ -269,7 +274,7 @@ def admit(
         previous_end = (1 if notice is not None else 0) + sent - start
         shared = fixed - overhead + (conv._notice[1] if conv._notice else 0) + t.tokens(start, sent)
     elif prev is not None and prev[1] == key[1]:
-        shared = conv._system_tokens + (tools if prev[3] == with_tools else 0)
+        shared = conv._system_tokens + (tools if prev[3] == key[3] else 0)
     turn_id = f"{conv.id}-{conv.turn}"
     ctx = conv.context
     counts = {
@@ -284,7 +289,7 @@ def admit(
             "included": len(ctx.added) if ctx is not None and ctx_at is not None else 0,
             "already_shown": len(ctx.matched) if ctx is not None else 0,
         },
-        "tools": {"schemas": len(conv.tools), "included": len(conv.tools) if with_tools else 0},
+        "tools": tool_counts(conv.roster, len(conv.tools), with_tools),
         "skills": {"roster": len(conv._skills), "included": conv.skills_included},
         "messages": {"turn_messages": end - conv._turn_start},
     }
@@ -325,6 +330,7 @@ def admit(
         shared_prefix_tokens=shared,
         previous_end=previous_end,
         wire=conv._wire,
+        roster=conv.roster if conv.roster.deferred else None,
         breakdown={
             "system": breakdown["system"],
             "tools": tools,

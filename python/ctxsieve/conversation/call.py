@@ -20,6 +20,7 @@ from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.messages import Message, anthropic, openai_chat, responses
 from ctxsieve.messages.tools import anthropic_tool, openai_tool, responses_tool
+from ctxsieve.conversation.tool_roster import Roster, anthropic_native
 from ctxsieve.messages.wire import WireCache
 
 MAX_BREAKPOINTS = 4  # Anthropic's limit per request
@@ -49,6 +50,8 @@ class Call:
     breakdown: dict[str, int] = field(default_factory=dict)
     # the conversation's written forms: each message is written once across its calls
     wire: WireCache | None = field(default=None, compare=False, repr=False)
+    # the conversation's tool roster, when tools are deferred (conversation.tool_roster)
+    roster: Roster | None = field(default=None, compare=False, repr=False)
 
     @property
     def prompt_tokens(self) -> int:
@@ -103,7 +106,7 @@ class Call:
             body["tools"] = [anthropic_tool(t) for t in self.tools]
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        return body
+        return anthropic_native(body, self.roster)  # deferred tools in Anthropic's own form
 
     def payload(self) -> str:
         """Canonical JSON of the request (the OpenAI Chat shape), for snapshots."""

@@ -45,6 +45,8 @@ from ctxsieve.conversation.compaction import compact, compaction_room
 from ctxsieve.conversation.cuts import Cut
 from ctxsieve.conversation.overflow import aretry_after_overflow, learned, retry_after_overflow
 from ctxsieve.conversation.state import State
+from ctxsieve.conversation.tool_loading import search_tools
+from ctxsieve.conversation.tool_roster import DEFAULT_RESULTS, TOOL_SEARCH_DOC
 from ctxsieve.conversation.transcript import Transcript
 from ctxsieve.messages import Message, MessageError, Text, ToolResult, tool_result, user
 from ctxsieve.messages.replies import response_message
@@ -267,6 +269,11 @@ class Conversation(State):
             if self._pending is None:
                 raise TurnStateError("fallback() needs a prepared call that has not been answered")
             return self._admit(model, self._limit(model), bool(self._pending.tools), None, new_call=False)
+
+    def tool_search(self, query: str, limit: int = DEFAULT_RESULTS) -> str:
+        return search_tools(self, query, limit)
+
+    tool_search.__doc__ = TOOL_SEARCH_DOC  # the words of the schema every call sends
 
     def _context_due(self) -> bool:
         return self.engine is not None and self._query is not None and self.context is None

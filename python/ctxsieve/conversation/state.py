@@ -22,6 +22,7 @@ from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction_gain import CompactionPolicy, Decision
 from ctxsieve.conversation.context import Shown, TurnContext
 from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
+from ctxsieve.conversation.tool_roster import Roster
 from ctxsieve.conversation.transcript import Transcript
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message
@@ -61,6 +62,7 @@ class State:
         skills: Sequence[Any] = (),
         labels: Mapping[str, str] | None = None,
         gap_notice: str = DEFAULT_GAP_NOTICE,
+        deferred_tools: Sequence[str] = (),
         provider: str | None = None,
         compaction: Any = None,
     ):
@@ -103,6 +105,9 @@ class State:
                 raise ConfigError(f"tools[{i}]: expected a tool schema mapping, got {type(t).__name__}")
             tool_parts(t, f"tools[{i}]")  # a schema every provider can take, checked now
         self.tools = tuple(tools)
+        # which tools every call sends and which wait for tool_search (fixed by the first call)
+        self.roster = Roster.build(self.tools, deferred_tools)
+        self.roster.check_name(self.limits.tools_fraction)
         self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
         self._instructions = system.render() if isinstance(system, SystemPrompt) else str(system)
         self._skills = coerce_skills(skills)
