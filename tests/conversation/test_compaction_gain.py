@@ -19,7 +19,7 @@ from tests.conversation.helpers import TOOLS, run_turn
 
 # D=10,000 dropped, S=1,000 summary (all of it written by the summariser), R=2,000 retained after
 # it, P=13,000 read from cache by the summariser, U=100 uncached (its instruction)
-INPUTS = dict(dropped=10_000, summary=1_000, verbatim=0, retained=2_000, prefix=13_000, uncached=100, horizon=None)
+INPUTS = dict(dropped=10_000, summary=1_000, verbatim=0, retained=2_000, prefix=13_000, uncached=100)
 
 
 def test_the_rule_declines_a_short_remaining_run_and_accepts_a_long_one():
@@ -40,9 +40,11 @@ def test_the_rule_declines_a_short_remaining_run_and_accepts_a_long_one():
     assert decide(GainInputs(**INPUTS, remaining_calls=11), ANTHROPIC_5M).pays
 
 
-def test_savings_count_only_until_the_limit_would_force_a_cut_anyway():
-    capped = decide(GainInputs(**{**INPUTS, "horizon": 3}, remaining_calls=40), ANTHROPIC_5M)
-    assert capped.counted_calls == 3 and not capped.pays
+def test_a_prefix_that_is_not_cached_costs_nothing_to_rewrite():
+    # the last call's prefix is gone (a cut or a changed system prompt since): both ways the next
+    # call writes what it sends, so the rewrite saves w * (D - S) at once
+    d = decide(GainInputs(**INPUTS, remaining_calls=1, cached=False), ANTHROPIC_5M)
+    assert d.rewrite == pytest.approx(1.25 * (1_000 - 10_000))
 
 
 def test_without_a_write_premium_the_rewrite_can_pay_for_itself_at_once():

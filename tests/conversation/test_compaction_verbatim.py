@@ -5,6 +5,7 @@ dropped turns mention is in the summary even when the summariser forgets it."""
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 
 import pytest
 
@@ -67,7 +68,7 @@ def test_three_compactions_keep_the_first_task_and_each_summary_verbatim():
     # each summary's span follows the last one's, in original positions
     spans = [s for s, _ in heads[-1].summaries]
     bounds = [tuple(map(int, s.split()[1].split("-"))) for s in spans]
-    assert bounds[0][0] == 1 and all(b[0] == a[1] + 1 for a, b in zip(bounds, bounds[1:]))
+    assert bounds[0][0] == 1 and all(b[0] == a[1] + 1 for a, b in pairwise(bounds))
     # later summarisers are told what is already kept, not asked to fold it
     assert summ.requests[2].earlier_summaries == heads[1].summaries and summ.requests[2].previous_summary is None
 

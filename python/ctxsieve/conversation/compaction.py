@@ -208,8 +208,6 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         request_call = summary_call(conv, limit, call_end, ask)
         if request_call.estimated_input_tokens <= limit.tokens:
             break
-    growth = t.tokens(0, len(t)) / max(1, conv._call_index + 1)
-    space = room.room - room.history
     inputs = GainInputs(
         dropped=t.tokens(t.start, new_start) + (notice[1] if notice else 0),
         summary=verbatim + math.ceil(policy.summary_ratio * t.tokens(body, new_start)),
@@ -218,7 +216,6 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         prefix=request_call.shared_prefix_tokens,
         uncached=request_call.prompt_tokens - request_call.shared_prefix_tokens,
         remaining_calls=expected_calls(conv, policy),
-        horizon=None if growth <= 0 else max(0, math.floor(space / growth)),
         cached=cached,
     )
     decision = decide(inputs, policy.pricing, call_index=call_index, forced=room.forced)

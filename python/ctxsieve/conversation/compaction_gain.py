@@ -20,13 +20,13 @@ writes ``S + R`` (``w * (S + R)``), so the rewrite costs once::
     rewrite    = w * (S + R) - (r or w) * (D + R)
     summariser = r * P + w * U + o * (S - verbatim)
     saving     = r * (D - S)                    for each later call
-    gain       = min(N - 1, horizon) * saving - rewrite - summariser
+    gain       = (N - 1) * saving - rewrite - summariser
 
-and the optional compaction happens only when ``gain > 0``. ``horizon`` is the number of calls
-until the input limit would force a cut anyway (the room left over the transcript's average
-growth per call): after that call the run without compaction drops ``D`` too, so savings are
-not counted beyond it (conservative: the forced compaction that the early one spares is not
-counted as a gain either).
+and the optional compaction happens only when ``gain > 0``. Savings are counted for every
+expected remaining call, also past the point where the input limit would force a compaction:
+the run without an early compaction pays that forced one too. (Capping the savings there was
+tried: on the 80-turn run of ``benches/bench_compaction.py`` the rule then declined until the
+forced compactions came and billed 4 % more than a plain threshold; uncapped it bills 5 % less.)
 
 The rule only governs optional compaction (``CompactionPolicy.compact_at``). When a call does
 not fit at all, the conversation compacts (or, without a compactor or when the summariser
@@ -126,7 +126,6 @@ class GainInputs:
     prefix: int  # P
     uncached: int  # U
     remaining_calls: int  # N
-    horizon: int | None  # calls until the limit forces a cut (None: not in sight)
     cached: bool = True  # the last call's prefix is what the next call would read
 
 
@@ -155,7 +154,7 @@ class Decision:
     def event(self) -> dict[str, Any]:
         """Flat attributes for ``lifecycle.compaction``."""
         out: dict[str, Any] = {"call_index": self.call_index, "outcome": self.outcome, "forced": self.forced}
-        out.update({k: v for k, v in asdict(self.inputs).items() if v is not None})
+        out.update(asdict(self.inputs))
         out.update({"read_price": self.pricing.read, "write_price": self.pricing.write})
         out.update({"output_price": self.pricing.output, "pricing": self.pricing.source})
         out.update({"rewrite_cost": round(self.rewrite, 3), "summariser_cost": round(self.summariser, 3)})
@@ -197,8 +196,7 @@ def decide(inputs: GainInputs, pricing: CachePricing, *, call_index: int = 0, fo
     rewrite = w * (s + inputs.retained) - (r if inputs.cached else w) * (d + inputs.retained)
     summariser = r * inputs.prefix + w * inputs.uncached + o * max(0, s - inputs.verbatim)
     saving = r * (d - s)
-    later = max(0, inputs.remaining_calls - 1)
-    counted = later if inputs.horizon is None else min(later, max(0, inputs.horizon))
+    counted = max(0, inputs.remaining_calls - 1)
     gain = counted * saving - rewrite - summariser
     once = rewrite + summariser
     break_even = (once / saving if once > 0 else 0.0) if saving > 0 else None

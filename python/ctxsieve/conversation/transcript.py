@@ -107,6 +107,19 @@ class Transcript:
         for e in out:
             self._prefix.append(self._prefix[-1] + e.tokens)
 
+    def set_tokens(self, costs: dict[int, int]) -> None:
+        """Entries ``k`` cost ``costs[k]`` from now on (their messages unchanged): what a call
+        sends of them changed (``conversation.reasoning_floor``)."""
+        if not costs:
+            return
+        for k, tokens in costs.items():
+            e = self._entries[k]
+            self._entries[k] = Entry(e.message, tokens, e.kind, e.turn)
+        at = min(costs)
+        del self._prefix[at + 1 :]
+        for e in self._entries[at:]:
+            self._prefix.append(self._prefix[-1] + e.tokens)
+
     def index_of(self, message: Message, start: int = 0) -> int:
         """Where ``message`` (this very object) is, from ``start`` on."""
         for k in range(start, len(self._entries)):

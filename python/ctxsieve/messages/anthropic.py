@@ -231,6 +231,7 @@ def write(
     breakpoints: Collection[int] = (),
     system_breakpoint: bool = False,
     cache: WireCache | None = None,
+    ttl: str | None = None,
 ) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
     """``(system, messages)`` for the Messages API.
 
@@ -241,7 +242,8 @@ def write(
     ``breakpoints`` are indexes into ``messages``: the last block written for each gets
     ``cache_control`` (the last block before it when the message wrote none). ``cache`` (a
     ``WireCache``) writes each message's blocks once across calls; a marked block is a copy,
-    so a breakpoint never stays behind in the cache.
+    so a breakpoint never stays behind in the cache. ``ttl`` (``"5m"``, ``"1h"``) goes in every
+    mark: ``{"type": "ephemeral", "ttl": "1h"}``.
     """
     marks = _checked_breakpoints(breakpoints, len(messages), system_breakpoint)
     system_blocks: list[dict[str, Any]] = []
@@ -276,9 +278,9 @@ def write(
                     last = (content, at + k)
                     break
         if i in marks and last is not None:
-            _mark(*last)
+            _mark(*last, ttl)
     if system_breakpoint and system_blocks:
-        _mark(system_blocks, len(system_blocks) - 1)
+        _mark(system_blocks, len(system_blocks) - 1, ttl)
     system: str | list[dict[str, Any]] | None = None
     if len(system_blocks) == 1 and "cache_control" not in system_blocks[0]:
         system = system_blocks[0]["text"]
@@ -287,9 +289,38 @@ def write(
     return system, out
 
 
-def _mark(blocks: list[dict[str, Any]], k: int) -> None:
+def cache_control(ttl: str | None = None) -> dict[str, str]:
+    """A ``cache_control`` mark, with its ``ttl`` when one is asked for."""
+    return {"type": "ephemeral"} if ttl is None else {"type": "ephemeral", "ttl": ttl}
+
+
+def _mark(blocks: list[dict[str, Any]], k: int, ttl: str | None = None) -> None:
     # a copy: the block itself may be shared with a WireCache
-    blocks[k] = {**blocks[k], "cache_control": {"type": "ephemeral"}}
+    blocks[k] = {**blocks[k], "cache_control": cache_control(ttl)}
 
 
-__all__ = ["BLOCK_TYPES", "MAX_BREAKPOINTS", "ROLES", "read", "read_one", "read_system", "write"]
+def block_counts(messages: Sequence[Message], cache: WireCache | None = None) -> list[int]:
+    """How many content blocks ``write`` makes of each message (merging never changes the
+    number): Anthropic's 20-block look-back counts these."""
+    out = []
+    for i, m in enumerate(messages):
+        where = f"messages[{i}]"
+        if m.role == "system":
+            out.append(sum(1 for p in m.parts if isinstance(p, Text) and p.text))
+        else:
+            blocks = _blocks(m, where) if cache is None else cache.get("anthropic", m, lambda: _blocks(m, where))  # noqa: B023
+            out.append(len(blocks))
+    return out
+
+
+__all__ = [
+    "BLOCK_TYPES",
+    "MAX_BREAKPOINTS",
+    "ROLES",
+    "block_counts",
+    "cache_control",
+    "read",
+    "read_one",
+    "read_system",
+    "write",
+]

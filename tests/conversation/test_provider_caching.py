@@ -1,0 +1,185 @@
+"""Prompt caching by the provider's rules (docs/providers.md, "Prompt caching"): breakpoints
+within Anthropic's 20-block look-back, the minimum cacheable prefix, ``prompt_cache_key`` and
+retention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ctxsieve import Conversation, Limits
+from ctxsieve.errors import ConfigError
+from ctxsieve.messages.providers import ANTHROPIC, ProviderProfile
+
+TOOL = {"type": "function", "function": {"name": "lookup", "description": "d", "parameters": {"type": "object"}}}
+
+
+def chars(texts: list[str]) -> list[int]:
+    """One token per character: prompt sizes can be set to the token."""
+    return [len(t) for t in texts]
+
+
+def parallel_calls(conv: Conversation, n: int, tag: str) -> Any:
+    """One call answered by ``n`` parallel tool calls, their results added, the next call prepared."""
+    calls = [
+        {"id": f"{tag}{i}", "type": "function", "function": {"name": "lookup", "arguments": "{}"}} for i in range(n)
+    ]
+    conv.record_response({"role": "assistant", "content": None, "tool_calls": calls})
+    for i in range(n):
+        conv.add_tool_result(f"{tag}{i}", f"result {i}")
+    return conv.prepare()
+
+
+def marked(body: dict[str, Any]) -> list[tuple[int, int]]:
+    """(message index, block index) of every cache_control mark in the messages."""
+    return [
+        (i, k)
+        for i, m in enumerate(body["messages"])
+        if isinstance(m["content"], list)
+        for k, b in enumerate(m["content"])
+        if "cache_control" in b
+    ]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", None])
+def test_more_than_twenty_blocks_since_the_previous_call_get_a_breakpoint_in_between(provider: str | None) -> None:
+    conv = Conversation(system="You look things up.", tools=[TOOL], provider=provider)
+    conv.add_user("find twelve things")
+    first = conv.prepare()
+    assert first.breakpoints() == [0]
+    # 12 tool_use blocks and 12 tool_result blocks since the previous call's end: 24 > 20
+    second = parallel_calls(conv, 12, "a")
+    assert second.previous_end == 1
+    # messages: the question, the assistant's 12 calls, 12 tool messages (one user message for
+    # Anthropic); the mark in between goes on the calls, where the blocks split 12 / 12
+    assert second.breakpoints() == [0, 1, 13]
+    body = second.anthropic(max_tokens=64)
+    assert marked(body) == [(0, 0), (1, 11), (2, 11)]
+    assert "cache_control" in body["system"][-1]  # 4 in all: Anthropic's limit
+
+
+def test_twenty_blocks_or_fewer_need_no_breakpoint_in_between() -> None:
+    conv = Conversation(system="You look things up.", tools=[TOOL], provider="anthropic")
+    conv.add_user("find ten things")
+    conv.prepare()
+    second = parallel_calls(conv, 10, "b")  # 10 + 10 blocks: the end's look-back reaches the previous end
+    assert second.breakpoints() == [0, 11]
+    assert marked(second.anthropic(max_tokens=64)) == [(0, 0), (2, 9)]
+
+
+def test_a_users_profile_with_a_shorter_look_back_places_by_its_numbers() -> None:
+    proxy = ProviderProfile(name="proxy", breakpoints=4, lookback_blocks=5, ttls=("5m", "1h"))
+    conv = Conversation(system="s", tools=[TOOL], provider=proxy)
+    conv.add_user("q")
+    conv.prepare()
+    assert parallel_calls(conv, 3, "c").breakpoints() == [0, 1, 4]  # 3 + 3 blocks > 5
+
+
+def _call_of_size(provider: Any, model: str, prompt: int) -> Any:
+    """A first call whose prompt estimate (without the protocol overhead) is ``prompt`` tokens."""
+    conv = Conversation(system="s", estimator=chars, provider=provider, model=model)
+    conv.add_user("x")
+    base = conv.prepare().prompt_tokens
+    conv = Conversation(system="s", estimator=chars, provider=provider, model=model)
+    conv.add_user("x" * (1 + prompt - base))
+    call = conv.prepare()
+    assert call.prompt_tokens == prompt
+    return call
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "minimum"),
+    [
+        ("anthropic", "claude-sonnet-4-5", 1024),
+        ("anthropic", "claude-3-5-haiku-latest", 2048),
+        ("anthropic", "claude-haiku-4-5", 4096),
+        ("openai", "gpt-4o", 1024),
+        ("gemini", "gemini-2.5-flash", 2048),
+    ],
+)
+def test_a_prefix_below_the_minimum_is_flagged_not_cacheable(provider: str, model: str, minimum: int) -> None:
+    below = _call_of_size(provider, model, minimum - 1)
+    assert below.cacheable is False
+    assert f"below the minimum ({provider}'s minimum for {model} is {minimum})" in below.cache_note
+    assert below.cache_note in below.report.notes
+    at = _call_of_size(provider, model, minimum)
+    assert at.cacheable is True and at.cache_note.startswith("prefix cacheable")
+    assert not any("cacheable" in n for n in at.report.notes)
+
+
+def test_without_a_provider_nothing_is_claimed_about_caching() -> None:
+    conv = Conversation(system="s")
+    conv.add_user("q")
+    call = conv.prepare()
+    assert call.cacheable is None and call.cache_note == ""
+    assert "prompt_cache_key" not in call.openai() and "prompt_cache_key" not in call.responses()
+
+
+def test_openai_calls_carry_a_stable_prompt_cache_key() -> None:
+    conv = Conversation(system="s", provider="openai", conversation_id="support-42")
+    conv.add_user("q")
+    first = conv.prepare()
+    conv.record_response({"role": "assistant", "content": "a"})
+    conv.add_user("q2")
+    second = conv.prepare()
+    for call in (first, second):
+        assert call.openai()["prompt_cache_key"] == "support-42"
+        assert call.responses()["prompt_cache_key"] == "support-42"
+    assert "prompt_cache_key" not in first.anthropic(max_tokens=8)
+
+
+def test_a_given_key_is_sent_exactly_as_given_and_only_where_it_is_taken() -> None:
+    key = "tenant:acme/user 7 — long " + "k" * 200  # not a conversation id, and never altered to look like one
+    conv = Conversation(system="s", provider="openai", prompt_cache_key=key)
+    conv.add_user("q")
+    assert conv.prepare().openai()["prompt_cache_key"] == key
+    for provider in ("anthropic", "deepseek", "gemini"):
+        with pytest.raises(ConfigError, match=f"prompt_cache_key: provider '{provider}' takes no prompt_cache_key"):
+            Conversation(provider=provider, prompt_cache_key="k")
+    with pytest.raises(ConfigError, match="prompt_cache_key: expected a non-empty str, got ''"):
+        Conversation(provider="openai", prompt_cache_key="")
+    ds = Conversation(system="s", provider="deepseek")
+    ds.add_user("q")
+    assert "prompt_cache_key" not in ds.prepare().openai()  # DeepSeek's API has no such parameter
+
+
+def test_an_hour_of_anthropic_cache_marks_every_breakpoint() -> None:
+    conv = Conversation(system="s", tools=[TOOL], provider="anthropic", cache_ttl="1h")
+    conv.add_user("q")
+    conv.prepare()
+    body = parallel_calls(conv, 12, "d").anthropic(max_tokens=8)
+    marks = [b["cache_control"] for m in body["messages"] for b in m["content"] if "cache_control" in b]
+    marks.append(body["system"][0]["cache_control"])
+    assert marks == [{"type": "ephemeral", "ttl": "1h"}] * 4
+    default = Conversation(system="s", provider="anthropic")
+    default.add_user("q")
+    assert default.prepare().anthropic(max_tokens=8)["system"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_openai_extended_retention_is_asked_for_in_both_shapes() -> None:
+    conv = Conversation(system="s", provider="openai", cache_ttl="24h")
+    conv.add_user("q")
+    call = conv.prepare()
+    assert call.openai()["prompt_cache_retention"] == "24h" == call.responses()["prompt_cache_retention"]
+    assert call.anthropic(max_tokens=8)["system"][0]["cache_control"] == {"type": "ephemeral"}  # not Anthropic's
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"provider": "anthropic", "cache_ttl": "24h"}, "cache_ttl: anthropic takes '5m', '1h', got '24h'"),
+        ({"provider": "openai", "cache_ttl": "1h"}, "cache_ttl: openai takes 'in_memory', '24h', got '1h'"),
+        ({"cache_ttl": "1h"}, "cache_ttl: no provider takes a cache retention"),
+        ({"provider": "deepseek", "cache_ttl": "1h"}, "cache_ttl: provider 'deepseek' takes a cache retention"),
+        ({"provider": "antropic"}, "provider: expected one of 'anthropic', 'deepseek', 'gemini', 'openai'"),
+    ],
+)
+def test_bad_cache_settings_are_refused_when_the_conversation_is_built(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        Conversation(**kwargs)
+
+
+def test_a_profile_object_works_where_a_name_does() -> None:
+    conv = Conversation(system="s", provider=ANTHROPIC, limits=Limits(image_tokens=100))
+    assert conv.profile is ANTHROPIC and conv.provider == "anthropic"  # the image formula, as with the name
