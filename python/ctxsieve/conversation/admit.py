@@ -27,10 +27,12 @@ from ctxsieve.admission.errors import ContextBudgetError
 from ctxsieve.admission.events import CONTEXT_ASSEMBLY, CONTEXT_REFUSED, WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
+from ctxsieve.conversation.caching import cacheable
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction_gain import take_report
 from ctxsieve.conversation.context import select_context, system_text
 from ctxsieve.conversation.cuts import Cut, gap_notice
+from ctxsieve.conversation.reasoning_floor import floor_index, move_floor
 from ctxsieve.conversation.system import head as system_head
 from ctxsieve.conversation.tool_loading import settle_tools
 from ctxsieve.conversation.tool_roster import counts as tool_counts
@@ -231,6 +233,7 @@ def admit(
     ceiling = conv.limits.history_ceiling
     if ceiling is not None and _history(conv) > ceiling:
         _cut(conv, _keep(conv, ceiling), call_index)
+    move_floor(conv)  # a rewritten prefix: older turns' droppable reasoning goes (and its cost)
     ctx_tokens, ctx_at = _context_tokens(conv)
     turn = t.tokens(conv._turn_start, len(t))
     hist = _history(conv)
@@ -275,6 +278,10 @@ def admit(
         shared = fixed - overhead + (conv._notice[1] if conv._notice else 0) + t.tokens(start, sent)
     elif prev is not None and prev[1] == key[1]:
         shared = conv._system_tokens + (tools if prev[3] == key[3] else 0)
+    is_cacheable, cache_note = cacheable(conv.caching, model, estimate - overhead)
+    if is_cacheable is False:
+        notes.append(cache_note)
+    older = floor_index(conv, start) - start  # retained messages before the reasoning floor
     turn_id = f"{conv.id}-{conv.turn}"
     ctx = conv.context
     counts = {
@@ -331,6 +338,8 @@ def admit(
         previous_end=previous_end,
         wire=conv._wire,
         roster=conv.roster if conv.roster.deferred else None,
+        caching=conv.caching,
+        reasoning_floor=older + (1 if notice is not None and older else 0),
         breakdown={
             "system": breakdown["system"],
             "tools": tools,
