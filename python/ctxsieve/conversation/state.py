@@ -18,20 +18,23 @@ from ctxsieve.admission.limits import InputLimit, Limits, WindowLookup
 from ctxsieve.admission.reports import UsageTotals
 from ctxsieve.admission.runlimits import RunBudget, RunLimits
 from ctxsieve.audience import parse_readers
+from ctxsieve.conversation.caching import cache_settings
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction_gain import CompactionPolicy, Decision
 from ctxsieve.conversation.context import Shown, TurnContext
 from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
+from ctxsieve.conversation.reasoning import kept
+from ctxsieve.conversation.tool_roster import Roster
 from ctxsieve.conversation.transcript import Transcript
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages import Message
+from ctxsieve.messages.providers import ProviderProfile, resolve_profile
 from ctxsieve.messages.repair import Repair
 from ctxsieve.messages.texts import sent_texts
 from ctxsieve.messages.tools import tool_parts
 from ctxsieve.messages.wire import WireCache
 from ctxsieve.tokenizers import Estimator, resolve_estimator
-from ctxsieve.tokenizers.images import PROVIDERS, message_image_tokens
-from ctxsieve.tokenizers.usage_calibrator import Calibration, Observation, checked_calibrator
+from ctxsieve.tokenizers.images import message_image_tokens
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 _CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -55,7 +58,6 @@ class State:
         history: Any = None,
         window_lookup: WindowLookup | None = None,
         snapshot_store: Any = None,
-        calibrator: Any = None,
         on_event: EventCallback | None = None,
         run_limits: RunLimits | RunBudget | None = None,
         cut_to: float = 0.5,
@@ -63,13 +65,16 @@ class State:
         skills: Sequence[Any] = (),
         labels: Mapping[str, str] | None = None,
         gap_notice: str = DEFAULT_GAP_NOTICE,
-        provider: str | None = None,
+        deferred_tools: Sequence[str] = (),
+        provider: str | ProviderProfile | None = None,
+        prompt_cache_key: str | None = None,
+        cache_ttl: str | None = None,
         compaction: Any = None,
     ):
         self.engine = engine
-        if provider is not None and provider not in PROVIDERS:
-            raise ConfigError(f"provider: expected one of {', '.join(map(repr, PROVIDERS))} or None, got {provider!r}")
-        self.provider = provider  # whose image formula applies (None: Limits.image_tokens per image)
+        self.profile = resolve_profile(provider)  # caching and reasoning rules (None: none given)
+        # whose image formula applies (None: Limits.image_tokens per image)
+        self.provider = self.profile.image_formula if self.profile is not None else None
         self.limits = limits or Limits()
         self.model = model
         if estimator is None:
@@ -89,9 +94,6 @@ class State:
         self.window_lookup = window_lookup
         self.snapshot_store = checked_snapshot_store(snapshot_store)
         self.events = Events(on_event)
-        self.calibrator = checked_calibrator(calibrator)  # learns from provider usage (opt-in)
-        self._calibration: tuple[Calibration, int, int] | None = None  # what the last call applied
-        self._observation: Observation | None = None  # what its usage taught
         # a RunBudget shared by several conversations makes its allowances span them
         self.run = run_limits if isinstance(run_limits, RunBudget) else RunBudget(run_limits or RunLimits())
         if isinstance(cut_to, bool) or not isinstance(cut_to, (int, float)) or not 0 < cut_to < 1:
@@ -103,11 +105,16 @@ class State:
             # it names the conversation's snapshots in a store: refused, never altered to fit
             raise ConfigError(f"conversation_id {conversation_id!r}: expected 1-100 characters of A-Z a-z 0-9 _ -")
         self.id = conversation_id or uuid.uuid4().hex
+        self.caching = cache_settings(self.profile, prompt_cache_key, cache_ttl, self.id)
+        self._reasoning_floor = 0  # turns before it send no droppable reasoning (conversation.reasoning)
         for i, t in enumerate(tools):
             if not isinstance(t, Mapping):
                 raise ConfigError(f"tools[{i}]: expected a tool schema mapping, got {type(t).__name__}")
             tool_parts(t, f"tools[{i}]")  # a schema every provider can take, checked now
         self.tools = tuple(tools)
+        # which tools every call sends and which wait for tool_search (fixed by the first call)
+        self.roster = Roster.build(self.tools, deferred_tools)
+        self.roster.check_name(self.limits.tools_fraction)
         self._tools_tokens = sum(MESSAGE_FRAMING_TOKENS + n for n in self._count([schema_json(t) for t in self.tools]))
         self._instructions = system.render() if isinstance(system, SystemPrompt) else str(system)
         self._skills = coerce_skills(skills)
@@ -164,9 +171,17 @@ class State:
         return MESSAGE_FRAMING_TOKENS + self._count([text])[0] if text else 0
 
     def _cost(self, m: Message) -> int:
+        if self.profile is not None and m.role == "assistant" and m.reasoning:
+            m = self._reasoning_sent(m)  # count the reasoning the provider's rule sends back, no more
         # a tool message goes out as one provider message per result (OpenAI Chat): framing each
         framed = max(1, len(m.parts)) if m.role == "tool" else 1
         return framed * MESSAGE_FRAMING_TOKENS + sum(self._count(sent_texts(m))) + self._images(m)
+
+    def _reasoning_sent(self, m: Message) -> Message:
+        # "tool_turns": does the current turn make a tool call at or before m (the scan is
+        # bounded by the turn, and only runs for a reasoning message)?
+        calls = bool(m.tool_calls) or any(x.tool_calls for x in self.transcript.messages(self._turn_start))
+        return kept(self.profile, m, turn_calls=calls)
 
     def _images(self, m: Message) -> int:
         if not m.images:
