@@ -85,7 +85,7 @@ def _cleanup(target: Target) -> None:
         import psycopg
 
         with psycopg.connect(target.url, autocommit=True) as conn:
-            for table in ("blobs", "blob_chunks", "records", "snapshots"):
+            for table in ("blobs", "blob_chunks", "records", "snapshots", "usage_ratios"):
                 conn.execute(f"DROP TABLE IF EXISTS {target.namespace}_{table}")
 
 

@@ -40,6 +40,7 @@ from ctxsieve.admission.limits import InputLimit, resolve_input_limit, resolve_i
 from ctxsieve.admission.reports import RequestUsage
 from ctxsieve.audience import eligible, parse_audience
 from ctxsieve.conversation.admit import admit
+from ctxsieve.conversation.calibration import calibrated_limit, calibration_report, learn
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction import compact, compaction_room
 from ctxsieve.conversation.cuts import Cut
@@ -88,7 +89,9 @@ class Conversation(State):
     turn and ``Limits.history_ceiling`` what older turns may hold. ``provider``
     (``"anthropic"``, ``"openai"``, ``"gemini"``): an image of known size costs that provider's
     formula (``ctxsieve.tokenizers.images``); otherwise, and without a provider,
-    ``Limits.image_tokens`` per image.
+    ``Limits.image_tokens`` per image. ``calibrator``: a ``UsageCalibrator`` that learns from
+    the provider's reported input tokens how far the estimate under-counts per model and raises
+    it (``ctxsieve.conversation.calibration``; None, the default: no learning).
     """
 
     def _checked(self, m: Message, where: str) -> Message:
@@ -216,6 +219,7 @@ class Conversation(State):
             provider=usage,
         )
         self.add(message)
+        learn(self, call, usage)
         self.calls[-1].usage = req
         self.usage.add(req)
         self.run.tokens += req.total_tokens
@@ -239,7 +243,7 @@ class Conversation(State):
         call without tools."""
         with self._one_at_a_time():
             m = model or self.model
-            limit = self._limit(m)
+            limit = calibrated_limit(self, m, self._limit(m))
             if self.compactor is not None and (room := compaction_room(self, limit, tools, self._context_due())):
                 try:
                     asyncio.get_running_loop()
@@ -255,7 +259,7 @@ class Conversation(State):
         """``prepare`` for async code: sources and the window lookup run on the caller's loop."""
         with self._one_at_a_time():
             m = model or self.model
-            limit = await self._limit_async(m)
+            limit = calibrated_limit(self, m, await self._limit_async(m))
             if self.compactor is not None and (room := compaction_room(self, limit, tools, self._context_due())):
                 await compact(self, room, self._call_index + 1, limit)
             gathered = None
@@ -268,7 +272,8 @@ class Conversation(State):
         with self._one_at_a_time():
             if self._pending is None:
                 raise TurnStateError("fallback() needs a prepared call that has not been answered")
-            return self._admit(model, self._limit(model), bool(self._pending.tools), None, new_call=False)
+            limit = calibrated_limit(self, model, self._limit(model))
+            return self._admit(model, limit, bool(self._pending.tools), None, new_call=False)
 
     def tool_search(self, query: str, limit: int = DEFAULT_RESULTS) -> str:
         return search_tools(self, query, limit)
@@ -321,6 +326,7 @@ class Conversation(State):
             "totals": vars(self.usage).copy(),
             "last_call": None if last is None else vars(last).copy(),
             "estimator": str(self.estimator.name),
+            "calibration": calibration_report(self),
         }
 
 

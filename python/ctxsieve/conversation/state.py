@@ -35,6 +35,7 @@ from ctxsieve.messages.tools import tool_parts
 from ctxsieve.messages.wire import WireCache
 from ctxsieve.tokenizers import Estimator, resolve_estimator
 from ctxsieve.tokenizers.images import message_image_tokens
+from ctxsieve.tokenizers.usage_calibrator import Calibration, Observation, checked_calibrator
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS
 
 _CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -58,6 +59,7 @@ class State:
         history: Any = None,
         window_lookup: WindowLookup | None = None,
         snapshot_store: Any = None,
+        calibrator: Any = None,
         on_event: EventCallback | None = None,
         run_limits: RunLimits | RunBudget | None = None,
         cut_to: float = 0.5,
@@ -94,6 +96,9 @@ class State:
         self.window_lookup = window_lookup
         self.snapshot_store = checked_snapshot_store(snapshot_store)
         self.events = Events(on_event)
+        self.calibrator = checked_calibrator(calibrator)  # learns from provider usage (opt-in)
+        self._calibration: tuple[Calibration, int, int] | None = None  # what the last call applied
+        self._observation: Observation | None = None  # what its usage taught
         # a RunBudget shared by several conversations makes its allowances span them
         self.run = run_limits if isinstance(run_limits, RunBudget) else RunBudget(run_limits or RunLimits())
         if isinstance(cut_to, bool) or not isinstance(cut_to, (int, float)) or not 0 < cut_to < 1:

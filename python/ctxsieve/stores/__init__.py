@@ -3,7 +3,8 @@
 One URL picks the backend: ``sqlite:///relative.db`` or ``sqlite:////abs/path.db`` (or a plain
 path) for the embedded default, ``redis://[:password@]host:port/db`` and
 ``postgresql://user:password@host:port/dbname`` for fleets of agent processes. Every backend
-implements ``BlobStore``, ``RecordStore``, ``SnapshotStore`` and ``RetentionStore``. With no
+implements ``BlobStore``, ``RecordStore``, ``SnapshotStore``, ``RetentionStore`` and
+``UsageRatioStore`` (the usage calibrator's shared state). With no
 URL, ``$CTXSIEVE_STORE_URL`` names the store, else it is ``.ctxsieve/store.db`` in the project
 root (``project_root``: the nearest directory up holding ``.ctxsieve``, ``pyproject.toml`` or
 ``.git``).
@@ -33,6 +34,8 @@ from ctxsieve.stores.protocols import (
     SearchFilter,
     SnapshotStore,
     StoredItem,
+    UsageRatios,
+    UsageRatioStore,
 )
 from ctxsieve.stores.retention import Retention, prune, split_retention
 from ctxsieve.stores.sqlite import SQLiteStore
@@ -183,6 +186,8 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "StoredItem",
+    "UsageRatioStore",
+    "UsageRatios",
     "default_store_path",
     "default_store_url",
     "open_snapshot_store",

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.stores import _postgres_retention as _retention
 from ctxsieve.stores import _postgres_staging as staging
+from ctxsieve.stores import _postgres_usage as _usage
 from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
@@ -39,6 +40,7 @@ from ctxsieve.stores.protocols import (
     Record,
     SearchFilter,
     StoredItem,
+    UsageRatios,
     check_collection,
     check_id,
 )
@@ -69,6 +71,8 @@ CREATE TABLE IF NOT EXISTS {ns}_snapshots (
     id text PRIMARY KEY, turn_id text NOT NULL, call_index integer NOT NULL, payload bytea NOT NULL,
     created double precision NOT NULL);
 """
+
+_SCHEMA += _usage.SCHEMA
 
 _COLS = "id, text, scope, position, tags_json, audience, payload, created"
 # the longest name the schema derives from the namespace adds 14 characters ("_records_scope")
@@ -353,3 +357,15 @@ class PostgresStore:
     @_guard
     def disk_bytes(self) -> int:
         return _retention.disk_bytes(self)
+
+    # -- usage ratios (ctxsieve.tokenizers.usage_calibrator learns from them) ---------------
+
+    @_guard
+    def merge_usage_ratios(
+        self, estimator: str, model: str, ratios: Sequence[float], *, window: int, now: float
+    ) -> UsageRatios:
+        return _usage.merge(self, estimator, model, ratios, window, now)
+
+    @_guard
+    def load_usage_ratios(self, estimator: str, model: str) -> UsageRatios | None:
+        return _usage.load(self, estimator, model)

@@ -9,6 +9,9 @@ Three concerns, one backend class each (SQLite, Redis, PostgreSQL) implementing 
 * ``SnapshotStore`` persists the assembled prompt of each model call (used by admission).
 * ``RetentionStore`` lists what a store holds and deletes items of it, so one retention policy
   (``ctxsieve.stores.retention``) can show and prune any backend.
+* ``UsageRatioStore`` keeps the usage calibrator's recent ratios of reported to estimated tokens
+  per (estimator, model), merged atomically so a fleet shares one factor. It is defined beside
+  the calibrator (``ctxsieve.tokenizers.usage_ratios``, a layer above the stores) and re-exported here.
 
 Identifiers that reach a store are validated there too (``check_id``), so a crafted id can never
 name a key, row or file outside the store's own namespace.
@@ -20,6 +23,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+from ctxsieve.tokenizers.usage_ratios import UsageRatios, UsageRatioStore
 
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _COLLECTION_RE = re.compile(r"[a-z][a-z0-9_]{0,62}")
@@ -206,6 +211,8 @@ __all__ = [
     "SearchFilter",
     "SnapshotStore",
     "StoredItem",
+    "UsageRatioStore",
+    "UsageRatios",
     "check_collection",
     "check_id",
 ]

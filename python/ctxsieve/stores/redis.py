@@ -13,6 +13,7 @@ the same words and with the same term pruning as the SQLite store, so both rank 
     {ns}:blob:{id}:c / :l             hash seq -> chunk text / list of "first_line first_char"
     {ns}:blob:{id}:w:{write}:c / :l   the same, while one write is in flight (renamed at its end)
     {ns}:snap:{id}                    hash: snapshot
+    {ns}:usage                        hash: usage ratios per (estimator, model) (``_redis_usage``)
 
 Record writes are optimistic transactions (WATCH the record keys, MULTI/EXEC), so concurrent
 writers from any number of processes keep the index and the statistics consistent.
@@ -32,6 +33,7 @@ from typing import Any, TypeVar
 from ctxsieve import kernels
 from ctxsieve.errors import MissingExtraError
 from ctxsieve.stores import _redis_retention as _retention
+from ctxsieve.stores import _redis_usage as _usage
 from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     POSTING_BUDGET,
@@ -54,6 +56,7 @@ from ctxsieve.stores.protocols import (
     Record,
     SearchFilter,
     StoredItem,
+    UsageRatios,
     check_collection,
     check_id,
 )
@@ -415,3 +418,15 @@ class RedisStore:
     @_guard
     def delete_items(self, items: Sequence[StoredItem]) -> list[StoredItem]:
         return _retention.delete_items(self, items)
+
+    # -- usage ratios (ctxsieve.tokenizers.usage_calibrator learns from them) ---------------
+
+    @_guard
+    def merge_usage_ratios(
+        self, estimator: str, model: str, ratios: Sequence[float], *, window: int, now: float
+    ) -> UsageRatios:
+        return _usage.merge(self, estimator, model, ratios, window, now)
+
+    @_guard
+    def load_usage_ratios(self, estimator: str, model: str) -> UsageRatios | None:
+        return _usage.load(self, estimator, model)

@@ -27,6 +27,7 @@ from typing import Any
 from ctxsieve.stores import _sqlite_index as index
 from ctxsieve.stores import _sqlite_retention as _retention
 from ctxsieve.stores import _sqlite_staging as staging
+from ctxsieve.stores import _sqlite_usage as _usage
 from ctxsieve.stores._fields import check_call_index, check_turn_id, is_snapshot_id, stored_records
 from ctxsieve.stores._text import (
     clean,
@@ -45,6 +46,7 @@ from ctxsieve.stores.protocols import (
     Record,
     SearchFilter,
     StoredItem,
+    UsageRatios,
     check_collection,
     check_id,
 )
@@ -71,7 +73,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 MMAP_BYTES = 256 << 20
 
 _RECORD_COLS = "id, text, scope, position, tags_json, audience, payload, created"
-_SCHEMA += index.SCHEMA + staging.SCHEMA
+_SCHEMA += index.SCHEMA + staging.SCHEMA + _usage.SCHEMA
 
 
 def _record(row: Sequence[Any]) -> Record:
@@ -348,6 +350,16 @@ class SQLiteStore:
 
     def disk_bytes(self) -> int:
         return _retention.disk_bytes(self)
+
+    # -- usage ratios (ctxsieve.tokenizers.usage_calibrator learns from them) ---------------
+
+    def merge_usage_ratios(
+        self, estimator: str, model: str, ratios: Sequence[float], *, window: int, now: float
+    ) -> UsageRatios:
+        return _usage.merge(self, estimator, model, ratios, window, now)
+
+    def load_usage_ratios(self, estimator: str, model: str) -> UsageRatios | None:
+        return _usage.load(self, estimator, model)
 
     def vacuum(self) -> None:
         """Give the pages freed by deletions back to the file system (SQLite keeps them for

@@ -19,15 +19,22 @@ from ctxsieve.tokenizers.estimator import Estimator, EstimatorLike
 from ctxsieve.tokenizers.estimators import DEFAULT_ESTIMATOR, get_estimator, register_estimator, resolve_estimator
 from ctxsieve.tokenizers.images import UNKNOWN_IMAGE_TOKENS, image_tokens, message_image_tokens
 from ctxsieve.tokenizers.profiles import Profile, load_profile, shipped_profiles
+from ctxsieve.tokenizers.usage_calibrator import Calibration, UsageCalibrator
+from ctxsieve.tokenizers.usage_ratios import MemoryUsageRatios, UsageRatios, UsageRatioStore
 
 __all__ = [
     "DEFAULT_ESTIMATOR",
     "UNKNOWN_IMAGE_TOKENS",
+    "Calibration",
     "Estimator",
     "EstimatorLike",
+    "MemoryUsageRatios",
     "Profile",
     "Tokenizer",
     "TokenizerFileError",
+    "UsageCalibrator",
+    "UsageRatioStore",
+    "UsageRatios",
     "get_estimator",
     "image_tokens",
     "load_profile",
