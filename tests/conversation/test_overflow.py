@@ -69,12 +69,13 @@ def test_an_overflow_is_retried_once_smaller_and_the_next_calls_fit():
     (ev,) = conv.overflows
     assert ev.provider == "anthropic" and ev.provider_tokens == stub.requests[k][2]
     assert ev.provider_maximum == stub.maximum and ev.retry_limit == retry.limit.tokens
-    assert ev.ratio == pytest.approx(stub.requests[k][2] / failed.estimated_input_tokens)
+    assert ev.ratio == pytest.approx(stub.requests[k][2] / failed.prompt_tokens)
     overflow_events = [p for name, p in events if name == "context.overflow"]
     assert overflow_events == [{"conversation_id": conv.id, **ev.event}]
     # every later call is admitted under the learned limit: the provider's max over the ratio
     later = calls[k + 2 :]
-    assert later and all(c.limit.tokens <= stub.maximum / ev.ratio for c in later)
+    overhead = LIMITS.protocol_overhead
+    assert later and all(c.limit.tokens <= overhead + stub.maximum / ev.ratio for c in later)
     assert all("an earlier call overflowed" in (c.limit.note or "") for c in later)
     assert all(c.estimated_input_tokens <= c.limit.tokens for c in calls)
 
@@ -128,7 +129,7 @@ def test_an_error_without_numbers_tightens_by_the_documented_factor():
     statuses = [s for *_, s in stub.requests]
     k = statuses.index(400)
     failed, retry = calls[k], calls[k + 1]
-    assert retry.limit.tokens <= int(failed.estimated_input_tokens * OVERFLOW_FACTOR)
+    assert retry.limit.tokens <= LIMITS.protocol_overhead + int(failed.prompt_tokens * OVERFLOW_FACTOR)
     first, *rest = conv.overflows
     assert first.provider_tokens is None and first.ratio == pytest.approx(1 / OVERFLOW_FACTOR)
     assert "did not say how many tokens" in retry.report.notes[-1]

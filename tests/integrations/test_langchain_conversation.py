@@ -19,6 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
 from ctxsieve import ContextBudgetError, ContextEngine, Limits, StaticSource
+from ctxsieve.conversation import ContextOverflowError
 from ctxsieve.integrations.langchain import from_langchain
 from ctxsieve.integrations.langchain_agent import ContextMiddleware
 from ctxsieve.messages import openai_chat
@@ -229,3 +230,45 @@ def test_a_new_system_prompt_starts_the_thread_a_new_conversation() -> None:
     assert all("Name the order number you checked." in x for x in systems)  # the pinned item, frozen again
     assert mw.conversation("t1") is not first and mw.last is not None
     assert mw.last.system == systems[-1] and mw.last.estimated_input_tokens <= mw.last.limit.tokens
+
+
+class TooLong(Exception):
+    """What openai-python raises for a 400 ``context_length_exceeded`` (its attributes)."""
+
+    def __init__(self, tokens: int, maximum: int):
+        self.body = {
+            "message": f"This model's maximum context length is {maximum} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+        self.code = "context_length_exceeded"
+        self.status_code = 400
+        super().__init__(f"Error code: 400 - {self.body}")
+
+
+def test_an_overflow_is_retried_once_smaller_and_a_second_one_raises() -> None:
+    refusals = {"left": 1, "over": 12}
+
+    def refuse_once(messages: list[BaseMessage]) -> AIMessage:
+        if refusals["left"] and len(messages) > refusals["over"]:
+            refusals["left"] -= 1
+            raise TooLong(2_600, 2_000)
+        return one_lookup_then_answer(messages)
+
+    model = Scripted(script=refuse_once)
+    mw = ContextMiddleware(engine())
+    agent = create_agent(model, tools=[lookup], system_prompt="s", middleware=[mw], checkpointer=InMemorySaver())
+    run_thread(agent, 8)
+    conv = mw.conversation("t1")
+    (ev,) = conv.overflows
+    k = next(i for i, s in enumerate(model.seen) if len(s) > 12)
+    assert len(model.seen[k + 1]) < len(model.seen[k])  # the retry sent less, and was answered
+    assert ev.provider == "openai" and ev.retry_limit is not None
+    # a provider that refuses every time: one retry, then ContextOverflowError, not a loop
+    refusals.update(left=10, over=0)
+    calls = len(model.seen)
+    with pytest.raises(ContextOverflowError):
+        run_thread(agent, 1, thread="t1")
+    assert len(model.seen) == calls + 2

@@ -12,6 +12,7 @@ import pytest
 from integration_helpers import numbered
 from pydantic_ai import Agent, RetryModelRequest
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -24,6 +25,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ctxsieve import ContextBudgetError, ContextEngine, Limits, StaticSource
+from ctxsieve.conversation import ContextOverflowError
 from ctxsieve.integrations.pydantic_ai import from_pydantic_ai
 from ctxsieve.integrations.pydantic_ai_agent import ContextCapability
 from ctxsieve.loop import Offloader
@@ -233,3 +235,40 @@ async def test_once_compaction_summarised_the_prompt_away_the_request_sends_it_a
         asked = [i for i, m in enumerate(body) if m.get("content") == "Where is order A-7?"]
         assert asked == [k + 2] and "Parcels ship within 2" in body[k + 1]["content"]  # its context before it
         assert "Name the order number you checked." in body[0]["content"]
+
+
+def _too_long(tokens: int, maximum: int) -> ModelHTTPError:
+    # what PydanticAI's Anthropic model raises for the API's 400 (pydantic_ai.exceptions)
+    body = {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": f"prompt is too long: {tokens} tokens > {maximum} maximum",
+        },
+    }
+    return ModelHTTPError(400, "claude", body)
+
+
+async def test_an_overflow_is_retried_once_smaller_and_a_second_one_raises() -> None:
+    rec = Recorder()
+    refusals = {"left": 1, "over": 12}
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if refusals["left"] and sum(len(m.parts) for m in messages) > refusals["over"]:
+            refusals["left"] -= 1
+            rec.seen.append(list(messages))
+            raise _too_long(2_600, 2_000)
+        return rec(messages, info)
+
+    cap = ContextCapability(engine())
+    history = await run_turns(agent(FunctionModel(model), cap), 8)
+    ((_, thread),) = cap.threads.items()
+    (ev,) = thread.conv.overflows
+    k = next(i for i, s in enumerate(rec.seen) if sum(len(m.parts) for m in s) > 12)
+    assert sum(len(m.parts) for m in rec.seen[k + 1]) < sum(len(m.parts) for m in rec.seen[k])
+    assert ev.provider == "anthropic" and ev.provider_tokens == 2_600 and ev.retry_limit is not None
+    refusals.update(left=10, over=0)
+    calls = len(rec.seen)
+    with pytest.raises(ContextOverflowError):
+        await agent(FunctionModel(model), cap).run("And A-99?", message_history=history)
+    assert len(rec.seen) == calls + 2  # the call and its one retry: never a third request

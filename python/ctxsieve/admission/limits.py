@@ -85,11 +85,11 @@ class Limits:
         f = self.skills_fraction
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not math.isfinite(f) or not 0 <= f <= 1:
             raise ConfigError(f"Limits.skills_fraction: must be a number in [0, 1], got {f!r}")
-        f = self.tools_fraction
-        if f is not None and (
-            isinstance(f, bool) or not isinstance(f, (int, float)) or not math.isfinite(f) or not 0 <= f <= 1
+        tf = self.tools_fraction
+        if tf is not None and (
+            isinstance(tf, bool) or not isinstance(tf, (int, float)) or not math.isfinite(tf) or not 0 <= tf <= 1
         ):
-            raise ConfigError(f"Limits.tools_fraction: must be None or a number in [0, 1], got {f!r}")
+            raise ConfigError(f"Limits.tools_fraction: must be None or a number in [0, 1], got {tf!r}")
         d = self.lookup_deadline
         if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
             raise ConfigError(f"Limits.lookup_deadline: must be a positive number of seconds, got {d!r}")

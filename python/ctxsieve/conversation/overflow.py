@@ -6,12 +6,15 @@ conversation then retries the pending call ONCE with a tighter input limit, so a
 older turns (or compacts them) and drops the turn's engine context as it would for a smaller
 window, and it keeps what it learned for the rest of the conversation:
 
-* the provider's count ``P`` against the call's estimate ``E`` (``ratio = P / E``, the largest
-  seen) and the largest input the provider accepts ``M`` (the smallest seen), when the error
-  says them (``ctxsieve.conversation.overflow_errors``);
-* every later limit ``L`` becomes ``min(L, floor(min(L, M) / ratio * (1 - OVERFLOW_MARGIN)))``;
+* the provider's count ``P`` against the call's prompt estimate ``E`` (``call.prompt_tokens``,
+  without the protocol overhead, which is a reserve: ``ratio = P / E``, the largest seen) and the
+  largest input the provider accepts ``M`` (the smallest seen), when the error says them
+  (``ctxsieve.conversation.overflow_errors``);
+* the retry's limit is ``overhead + floor(E * M / P * (1 - OVERFLOW_MARGIN))``;
+* every later limit ``L`` becomes ``overhead + floor(min(L - overhead, M) / ratio * (1 -
+  OVERFLOW_MARGIN))`` when that is lower;
 * an error without numbers (OpenAI Responses' "Your input exceeds the context window of this
-  model") tightens the retry to ``OVERFLOW_FACTOR`` of the failed estimate, and later calls
+  model") tightens the retry to ``OVERFLOW_FACTOR`` of the failed prompt estimate, and later calls
   assume the provider counts ``1 / OVERFLOW_FACTOR`` times more than assumed before (1.33x the
   estimate after one such overflow, 1.78x after two).
 
@@ -98,18 +101,20 @@ class Learned:
     def active(self) -> bool:
         return self.ratio != 1.0 or self.maximum is not None
 
-    def tokens(self, limit: int, covered: float = 1.0) -> int:
-        """``limit`` tightened by what was learned; ``covered``: the part of the ratio a usage
-        calibrator already takes off the same call's limit (so the two do not compound)."""
+    def tokens(self, limit: int, overhead: int, covered: float = 1.0) -> int:
+        """``limit`` tightened by what was learned: the protocol overhead is a reserve in the
+        provider's tokens, the prompt's estimate is what the ratio scales. ``covered``: the part
+        of the ratio a usage calibrator already takes off the same call's limit (so the two do
+        not compound)."""
         ratio = max(1.0, self.ratio / max(1.0, covered))
-        bound = limit if self.maximum is None else min(limit, self.maximum)
-        return min(limit, math.floor(bound / ratio * (1 - OVERFLOW_MARGIN)))
+        room = limit - overhead if self.maximum is None else min(limit - overhead, self.maximum)
+        return min(limit, overhead + math.floor(max(0, room) / ratio * (1 - OVERFLOW_MARGIN)))
 
     def tighten(self, limit: InputLimit, conv: Any = None, model: str | None = None) -> InputLimit:
         """``limit`` with what was learned applied (unchanged before any overflow)."""
         if not self.active:
             return limit
-        n = self.tokens(limit.tokens, _calibrated(conv, model))
+        n = self.tokens(limit.tokens, conv.limits.protocol_overhead, _calibrated(conv, model))
         if n >= limit.tokens:
             return limit
         said = f"the provider counted {self.ratio:.3f}x the estimate" + (
@@ -163,7 +168,7 @@ class ContextOverflowError(ContextBudgetError):
 
 def _observe(conv: Conversation, call: Call, said: Overflow) -> tuple[Learned, float]:
     known = learned(conv)
-    estimate = max(1, call.estimated_input_tokens)
+    estimate = max(1, call.prompt_tokens)  # the provider counts the prompt, not the overhead reserve
     if said.tokens is not None:
         ratio = said.tokens / estimate
     else:
@@ -181,10 +186,11 @@ def _retry_limit(call: Call, said: Overflow, base: InputLimit) -> InputLimit:
     it, less the margin) or, without its numbers, ``OVERFLOW_FACTOR`` of it; never above the
     model's limit (``base``) and always below the failed estimate, so the retry asks for less."""
     e = call.estimated_input_tokens
+    prompt, overhead = call.prompt_tokens, e - call.prompt_tokens
     if said.tokens is not None and said.maximum is not None and said.tokens > 0:
-        n = math.floor(e * said.maximum / said.tokens * (1 - OVERFLOW_MARGIN))
+        n = overhead + math.floor(prompt * said.maximum / said.tokens * (1 - OVERFLOW_MARGIN))
     else:
-        n = math.floor(e * OVERFLOW_FACTOR)
+        n = overhead + math.floor(prompt * OVERFLOW_FACTOR)
     n = max(0, min(n, base.tokens, e - 1))
     counted = (
         f"it counted {said.tokens} tokens" if said.tokens is not None else "it did not say how many tokens it counted"

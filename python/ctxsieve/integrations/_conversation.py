@@ -104,6 +104,27 @@ class Thread:
         self.pending = self.last = call
         return call
 
+    def overflowed(self, error: Exception) -> Call:
+        """The provider refused the pending call as too long: its retry, admitted once with a
+        tighter limit (``Conversation.overflowed``); a second refusal raises
+        ``ContextOverflowError`` and the call is over."""
+        try:
+            call = self.conv.overflowed(error)
+        except Exception:
+            self.pending = None
+            raise
+        self.pending = self.last = call
+        return call
+
+    async def aoverflowed(self, error: Exception) -> Call:
+        try:
+            call = await self.conv.aoverflowed(error)
+        except Exception:
+            self.pending = None
+            raise
+        self.pending = self.last = call
+        return call
+
     def answered(self, reply: Message, obj: Any, usage: Any = None) -> None:
         """Record the framework's reply ``obj`` (read as ``reply``) to the pending call."""
         if self.pending is None:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from typing_extensions import NotRequired  # typing's own from 3.11; langchain-core depends on it
 
-from ctxsieve.conversation import Call, Conversation
+from ctxsieve.conversation import Call, Conversation, is_context_overflow
 from ctxsieve.integrations._common import readers_of, require
 from ctxsieve.integrations._conversation import Thread, Threads, with_budget
 from ctxsieve.integrations.langchain import (
@@ -262,14 +262,36 @@ class ContextMiddleware(AgentMiddleware):
             call = thread.admit(msgs, model)
         else:  # a sync invoke from async code: the engine's async sources need their own loop
             call = _run(thread.aadmit(msgs, model))
-        result = handler(self._request(thread, request, call))
+        try:
+            result = handler(self._request(thread, request, call))
+        except Exception as exc:
+            if not is_context_overflow(exc):
+                raise
+            # "context too long" despite admission: once more, smaller; a second refusal raises
+            # ContextOverflowError (thread.overflowed), so there is never a third request
+            try:
+                result = handler(self._request(thread, request, thread.overflowed(exc)))
+            except Exception as again:
+                if is_context_overflow(again):
+                    thread.overflowed(again)
+                raise
         self._answered(thread, result)
         return result
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         thread = self._thread(request)
         call = await thread.aadmit(self._messages(thread, request), self.model_name(request.model))
-        result = await handler(self._request(thread, request, call))
+        try:
+            result = await handler(self._request(thread, request, call))
+        except Exception as exc:
+            if not is_context_overflow(exc):
+                raise
+            try:
+                result = await handler(self._request(thread, request, await thread.aoverflowed(exc)))
+            except Exception as again:
+                if is_context_overflow(again):
+                    await thread.aoverflowed(again)
+                raise
         self._answered(thread, result)
         return result
 

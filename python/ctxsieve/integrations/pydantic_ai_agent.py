@@ -54,7 +54,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ctxsieve.conversation import Call, Conversation
+from ctxsieve.conversation import Call, Conversation, is_context_overflow
 from ctxsieve.integrations._common import readers_of, require
 from ctxsieve.integrations._conversation import Thread, Threads, with_budget
 from ctxsieve.integrations.pydantic_ai import HistoryProcessor, pydantic_ai_tools
@@ -65,6 +65,7 @@ from ctxsieve.messages.summary import parse_summary
 _m = require("pydantic_ai.messages", "pydantic-ai", "pydantic-ai-slim")
 _capabilities = require("pydantic_ai.capabilities", "pydantic-ai", "pydantic-ai-slim")
 _toolsets = require("pydantic_ai.toolsets", "pydantic-ai", "pydantic-ai-slim")
+_exceptions = require("pydantic_ai.exceptions", "pydantic-ai", "pydantic-ai-slim")
 AbstractCapability: Any = _capabilities.AbstractCapability  # imported at run time, so typed as Any
 
 if TYPE_CHECKING:
@@ -217,9 +218,23 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
             out.append(_m.ModelRequest(pending))
         return out
 
+    async def on_model_request_error(self, ctx: Any, *, request_context: Any, error: Exception) -> Any:
+        thread = self.threads.find(ctx.conversation_id)
+        if thread is None or thread.pending is None or not is_context_overflow(error):
+            raise error
+        # "context too long" despite admission: the next attempt is the call's retry, once,
+        # smaller (prepare_model_request admits it; a second refusal raises there)
+        thread.extra["overflow"] = error
+        raise _exceptions.RetryModelRequest()
+
     async def prepare_model_request(self, ctx: Any, request_context: Any) -> Any:
         thread = self._thread(ctx, request_context)
-        call = await thread.aadmit(self._messages(thread, ctx, request_context), request_context.model.model_name)
+        overflow = thread.extra.pop("overflow", None)
+        if overflow is not None and thread.pending is not None:
+            thread.conv.sync(self._messages(thread, ctx, request_context))
+            call = await thread.aoverflowed(overflow)
+        else:
+            call = await thread.aadmit(self._messages(thread, ctx, request_context), request_context.model.model_name)
         self.last = call
         request_context.messages = self._written(thread, call)
         return request_context
