@@ -19,6 +19,7 @@ import ast
 import asyncio
 import inspect
 import json
+import math
 import os
 import re
 import types
@@ -176,6 +177,13 @@ def _tokenizers(scope: Scope, out: str) -> None:
     assert len(counts) == 2 and all(isinstance(n, int) and n > 0 for n in counts), counts
 
 
+def _usage_calibration(scope: Scope, out: str) -> None:
+    factor, estimate, after, admitted = out.split()
+    assert 1.11 < float(factor) <= 1.12, out  # the second-largest of the ratios learnt
+    assert int(after) == 1024 + math.ceil((int(estimate) - 1024) * float(factor)), out
+    assert int(admitted) < 131_072 and scope["call"].limit.tokens == int(admitted), out
+
+
 CHECKS: list[tuple[str, str, Callable[[Scope, str], None]]] = [
     ("README.md", r"import json\n\nfrom ctxsieve import ContextEngine, Conversation", _conversation_loop),
     ("README.md", r"from ctxsieve import ContextEngine", _window),
@@ -190,6 +198,11 @@ CHECKS: list[tuple[str, str, Callable[[Scope, str], None]]] = [
     ("docs/integrations.md", r"from langchain\.agents import create_agent", _langchain_agent),
     ("docs/integrations.md", r"from pydantic_ai import Agent", _pydantic_ai),
     ("docs/tokenizers.md", r"from ctxsieve\.tokenizers import get_estimator", _tokenizers),
+    (
+        "docs/tokenizers.md",
+        r"from ctxsieve import Conversation\nfrom ctxsieve\.tokenizers import UsageCalibrator",
+        _usage_calibration,
+    ),
     ("docs/messages.md", r"from ctxsieve\.messages import anthropic", _messages),
     ("docs/loop.md", r"from ctxsieve\.stores import open_store\n", _retention),
 ]
