@@ -164,3 +164,19 @@ def test_a_calibrator_must_be_one() -> None:
         ConfigError, match=r"calibrator: expected a ctxsieve\.tokenizers\.UsageCalibrator or None, got dict"
     ):
         Conversation(calibrator={})
+
+
+def test_a_fallback_gets_the_factor_of_its_own_model() -> None:
+    cal = UsageCalibrator(max_age=0, min_prompt_tokens=500)
+    conv = conversation(cal)
+    teach(conv, 1.3)  # MODEL under-counts by 30 %; "small-model" has no samples
+    conv.add_user(TURN)
+    first = conv.prepare()
+    assert first.limit.tokens < Limits().input_ceiling
+    again = conv.fallback("small-model")
+    assert again.limit.tokens == Limits().input_ceiling and not any(
+        "usage calibration" in n for n in again.report.notes
+    )
+    conv.record_response(OK, usage={"prompt_tokens": math.ceil(again.prompt_tokens * 1.05), "completion_tokens": 1})
+    assert cal.calibration("bytes/3", "small-model").samples == 1  # learnt for the model that answered
+    assert cal.calibration("bytes/3", MODEL).samples == 3
