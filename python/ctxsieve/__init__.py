@@ -21,6 +21,7 @@ from ctxsieve.conversation import Call, Conversation
 from ctxsieve.engine import ContextEngine, Gathered, Window
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
+from ctxsieve.messages.providers import ProviderProfile
 from ctxsieve.scorer import LLMScorer, openai_compatible
 from ctxsieve.sources import (
     CallableSource,
@@ -80,6 +81,7 @@ __all__ = [
     "OKFIndexSource",
     "OKFSource",
     "Policy",
+    "ProviderProfile",
     "RAGSource",
     "RunLimits",
     "ScoredItem",

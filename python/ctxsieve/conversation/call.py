@@ -21,16 +21,17 @@ the same.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.conversation.caching import CacheSettings, cacheable, place_breakpoints
 from ctxsieve.conversation.reasoning import render_view
+from ctxsieve.conversation.tool_roster import Roster, anthropic_native
 from ctxsieve.messages import Message, anthropic, openai_chat, responses
 from ctxsieve.messages.providers import ANTHROPIC, ProviderProfile
 from ctxsieve.messages.tools import anthropic_tool, openai_tool, responses_tool
-from ctxsieve.conversation.tool_roster import Roster, anthropic_native
 from ctxsieve.messages.wire import WireCache
 
 MAX_BREAKPOINTS = 4  # Anthropic's limit per request
@@ -91,7 +92,7 @@ class Call:
         """What ``cacheable`` was decided from, in words ("" without a provider profile)."""
         return cacheable(self.caching, self.model, self.prompt_tokens)[1]
 
-    @property
+    @cached_property
     def sent_messages(self) -> tuple[Message, ...]:
         """``messages`` as the renderings send them: the reasoning the provider's rule does not
         ask back is left out (the same objects when nothing is)."""

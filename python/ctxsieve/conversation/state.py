@@ -185,8 +185,13 @@ class State:
     def _reasoning_sent(self, m: Message) -> Message:
         # "tool_turns": does the current turn make a tool call at or before m (the scan is
         # bounded by the turn, and only runs for a reasoning message)?
-        calls = bool(m.tool_calls) or any(x.tool_calls for x in self.transcript.messages(self._turn_start))
-        return kept(self.profile, m, turn_calls=calls)
+        profile = self.profile
+        calls = bool(m.tool_calls) or (
+            profile is not None
+            and profile.reasoning == "tool_turns"
+            and any(x.tool_calls for x in self.transcript.messages(self._turn_start))
+        )
+        return kept(profile, m, turn_calls=calls)
 
     def _images(self, m: Message) -> int:
         if not m.images:

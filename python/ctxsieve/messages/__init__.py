@@ -22,17 +22,20 @@ from ctxsieve.messages.model import (
     tool_result,
     user,
 )
+from ctxsieve.messages.providers import PROFILES, ProviderProfile, resolve_profile
 from ctxsieve.messages.repair import Repair, Repaired, repair
 from ctxsieve.messages.replies import is_response, response_message
 from ctxsieve.messages.texts import read_any, sent_texts
 from ctxsieve.messages.units import Unit, units
 
 __all__ = [
+    "PROFILES",
     "ROLES",
     "Image",
     "Message",
     "MessageError",
     "Part",
+    "ProviderProfile",
     "Reasoning",
     "Repair",
     "Repaired",
@@ -47,6 +50,7 @@ __all__ = [
     "openai_chat",
     "read_any",
     "repair",
+    "resolve_profile",
     "response_message",
     "responses",
     "sent_texts",
