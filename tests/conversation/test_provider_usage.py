@@ -104,3 +104,10 @@ def test_the_usage_report_shows_cached_and_uncached_totals() -> None:
     )
     assert totals["uncached_input_tokens"] == totals["input_tokens"] - 100_000
     assert conv.usage_report()["last_call"]["cached_input_tokens"] is None
+
+
+def test_something_that_is_no_usage_payload_is_named_and_the_estimate_stands() -> None:
+    for bad in ("1200 tokens", 1200, [1200]):
+        u = build(bad)
+        assert (u.source, u.input_tokens, u.cached_input_tokens) == ("estimate", 900, None)
+        assert u.ignored == (f"usage: expected a mapping or an SDK usage object, got {type(bad).__name__}",)

@@ -90,6 +90,9 @@ def usage_numbers(usage: Any) -> UsageNumbers:
     """The numbers of ``usage`` (a mapping, an SDK object, or None); see the module doc."""
     if usage is None:
         return UsageNumbers()
+    if isinstance(usage, (str, bytes, int, float, list, tuple)):
+        # not a usage payload at all (a slip: the response's text, a bare count)
+        return UsageNumbers(ignored=(f"usage: expected a mapping or an SDK usage object, got {type(usage).__name__}",))
     r = _Reader(usage)
     written: int | None = None
     if (prompt := r.count("prompt_tokens")) is not None:  # OpenAI Chat, DeepSeek

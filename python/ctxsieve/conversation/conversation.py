@@ -87,9 +87,13 @@ class Conversation(State):
     stated in the system prompt; ``gap_notice``: the text after a cut (``{turns}``, ``{tokens}``
     and ``{search}`` are filled in). ``Limits.memory_ceiling`` caps what the engine adds per
     turn and ``Limits.history_ceiling`` what older turns may hold. ``provider``
-    (``"anthropic"``, ``"openai"``, ``"gemini"``): an image of known size costs that provider's
-    formula (``ctxsieve.tokenizers.images``); otherwise, and without a provider,
-    ``Limits.image_tokens`` per image. ``calibrator``: a ``UsageCalibrator`` that learns from
+    (``"anthropic"``, ``"openai"``, ``"gemini"``, ``"deepseek"`` or a ``ProviderProfile``): its
+    caching rules (breakpoints, the minimum cacheable prefix, ``prompt_cache_key``) and which
+    reasoning blocks go back (``ctxsieve.conversation.caching``, ``.reasoning``); an image of
+    known size costs its formula (``ctxsieve.tokenizers.images``); otherwise, and without a
+    provider, ``Limits.image_tokens`` per image. ``prompt_cache_key``: sent as given by the
+    OpenAI renderings (default with OpenAI: the conversation id); ``cache_ttl``: the retention
+    asked for (Anthropic ``"5m"``/``"1h"``, OpenAI ``"in_memory"``/``"24h"``). ``calibrator``: a ``UsageCalibrator`` that learns from
     the provider's reported input tokens how far the estimate under-counts per model and raises
     it (``ctxsieve.conversation.calibration``; None, the default: no learning).
     """
