@@ -93,9 +93,10 @@ class Conversation(State):
     known size costs its formula (``ctxsieve.tokenizers.images``); otherwise, and without a
     provider, ``Limits.image_tokens`` per image. ``prompt_cache_key``: sent as given by the
     OpenAI renderings (default with OpenAI: the conversation id); ``cache_ttl``: the retention
-    asked for (Anthropic ``"5m"``/``"1h"``, OpenAI ``"in_memory"``/``"24h"``). ``calibrator``: a ``UsageCalibrator`` that learns from
-    the provider's reported input tokens how far the estimate under-counts per model and raises
-    it (``ctxsieve.conversation.calibration``; None, the default: no learning).
+    asked for (Anthropic ``"5m"``/``"1h"``, OpenAI ``"in_memory"``/``"24h"``). ``calibrator``: a
+    ``UsageCalibrator`` that learns from the provider's reported input tokens how far the
+    estimate under-counts per model and raises it (``ctxsieve.conversation.calibration``; None,
+    the default: no learning).
     """
 
     def _checked(self, m: Message, where: str) -> Message:
