@@ -4,11 +4,15 @@ retention."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctxsieve import Conversation, Limits
+from ctxsieve.conversation.caching import place_breakpoints
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages.providers import ANTHROPIC, ProviderProfile
 
@@ -183,3 +187,28 @@ def test_bad_cache_settings_are_refused_when_the_conversation_is_built(kwargs: d
 def test_a_profile_object_works_where_a_name_does() -> None:
     conv = Conversation(system="s", provider=ANTHROPIC, limits=Limits(image_tokens=100))
     assert conv.profile is ANTHROPIC and conv.provider == "anthropic"  # the image formula, as with the name
+
+
+@given(
+    counts=st.lists(st.integers(0, 30), min_size=1, max_size=40),
+    head=st.integers(0, 5),
+    previous_end=st.integers(0, 41),
+    system=st.booleans(),
+)
+def test_placement_keeps_the_rules_for_any_transcript(
+    counts: list[int], head: int, previous_end: int, system: bool
+) -> None:
+    n = len(counts)
+    marks = place_breakpoints(counts, head=head, previous_end=previous_end, system=system, max_marks=4, lookback=20)
+    assert marks == sorted(set(marks)) and all(0 <= k < n for k in marks)
+    assert len(marks) + system <= 4 and marks[-1] == n - 1
+    if 0 < previous_end < n:
+        assert previous_end - 1 in marks
+    ends = list(itertools.accumulate(counts))
+    if len(marks) == 3:  # only past the look-back, and strictly between, splitting the gap
+        first, k, last = marks
+        assert ends[last] - ends[first] > 20 and ends[first] < ends[k] < ends[last] + 1
+        assert max(ends[k] - ends[first], ends[last] - ends[k]) < ends[last] - ends[first]
+    elif 0 < previous_end < n - 1 and ends[n - 1] - ends[previous_end - 1] > 20:
+        # past the look-back without a mark in between: no message in between writes a block
+        assert all(ends[i] == ends[previous_end - 1] for i in range(previous_end, n - 1))
