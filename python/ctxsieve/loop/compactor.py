@@ -17,6 +17,12 @@ Provider messages are read with the codecs of ``ctxsieve.messages`` (``ctxsieve.
 and the summary is written in the shape of the conversation (a ``Message`` for a list of
 ``Message`` objects). The threshold is counted with ``estimator=`` as admission counts a
 message (``message_tokens``).
+
+The conversation's compaction rules are available here too (``ctxsieve.loop.summary_plan``):
+``structured=True`` keeps the first user message and each earlier summary verbatim and lists
+the identifiers the summarised messages mention; ``policy=`` applies the minimum-gain rule
+below ``limit_tokens``; the request's ``prefix`` and ``instruction`` let the summariser send the
+framework's own list (read from the provider's cache) rather than a fresh prompt.
 """
 
 from __future__ import annotations
@@ -29,11 +35,14 @@ from typing import Any
 
 from ctxsieve.admission.limits import DEFAULT_IMAGE_TOKENS
 from ctxsieve.audience import message_audience, restrict
+from ctxsieve.conversation.compaction_gain import CompactionPolicy, Decision
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
 from ctxsieve.loop.session import SessionHistory
+from ctxsieve.loop.summary_plan import gain, instruction, plan, remaining_calls
 from ctxsieve.loop.transcript import render
 from ctxsieve.loop.units import units
 from ctxsieve.messages import Message
+from ctxsieve.messages.summary import summary_header
 from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 
 logger = logging.getLogger("ctxsieve.loop.compactor")
@@ -48,12 +57,21 @@ _PROMPT = (
 @dataclass(frozen=True)
 class SummaryRequest:
     """What the summariser gets: the aged messages (provider shape), their transcript, and the
-    previous summary to fold in (None on the first compaction)."""
+    previous summary to fold in (None unless the earlier summaries are folded); ``prefix``: the
+    whole list as the framework sends it, to send with the agent's tools and ``instruction``
+    appended as a user message, so the provider reads it from its cache; the parts the summary
+    keeps verbatim whatever the summariser writes, and the minimum-gain ``decision``."""
 
     messages: list[Any]
     transcript: str
     previous_summary: str | None
     audience: frozenset[str] | None = None  # who may read the summary (None: anyone)
+    prefix: list[Any] | None = None
+    instruction: str | None = None
+    first_task: str | None = None
+    earlier_summaries: tuple[tuple[str, str], ...] = ()
+    identifiers: tuple[str, ...] = ()
+    decision: Decision | None = None
 
     def prompt(self) -> str:
         """A ready-made instruction for an LLM summariser."""
@@ -76,6 +94,7 @@ class CompactionReport:
     tokens_before: int
     tokens_after: int
     summarized_messages: int = 0
+    decision: Decision | None = None  # the minimum-gain arithmetic, with a policy
 
 
 def _audience(messages: Sequence[Any]) -> frozenset[str] | None:
@@ -110,6 +129,9 @@ class Compactor:
         history: SessionHistory | None = None,
         estimator: EstimatorLike = None,
         image_tokens: int = DEFAULT_IMAGE_TOKENS,
+        policy: CompactionPolicy | None = None,
+        limit_tokens: int | None = None,
+        structured: bool = False,
     ):
         if not callable(summarize):
             raise TypeError("summarize: expected an async callable taking a SummaryRequest")
@@ -127,6 +149,16 @@ class Compactor:
         if isinstance(image_tokens, bool) or not isinstance(image_tokens, int) or image_tokens < 0:
             raise ValueError(f"image_tokens: expected an int >= 0, got {image_tokens!r}")
         self.image_tokens = image_tokens  # per image, as admission's Limits.image_tokens
+        if policy is not None and not isinstance(policy, CompactionPolicy):
+            raise TypeError(f"policy: expected a CompactionPolicy or None, got {policy!r}")
+        self.policy = policy  # with one, a compaction under limit_tokens must pay (summary_plan)
+        limit = 2 * threshold_tokens if limit_tokens is None else limit_tokens
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < threshold_tokens:
+            raise ValueError(f"limit_tokens: expected an int >= threshold_tokens ({threshold_tokens}), got {limit!r}")
+        self.limit_tokens = limit  # above it a compaction is forced, whatever the rule says
+        # the conversation's structured summary (first task, earlier summaries verbatim,
+        # identifiers); off by default: the plain folded summary frameworks already read
+        self.structured = bool(structured)
         self.last: CompactionReport | None = None
 
     def tokens(self, messages: Sequence[Any]) -> int:
@@ -162,7 +194,49 @@ class Compactor:
         except TypeError as exc:
             logger.warning("compaction skipped, conversation left unchanged: %s", exc)
             return self._unchanged(messages, "failed:TypeError", before)
-        request = SummaryRequest(aged, render(a, aged), previous, audience)
+        count = self.estimator.count
+        p = plan(a, aged, self.keep_last, previous, covered, self.threshold_tokens // 2, count)
+        if not self.structured:  # the plain summary: the summariser folds the previous one in
+            p = replace(
+                p,
+                first_task=None,
+                kept=(),
+                identifiers=(),
+                previous_summary=previous,
+                instruction=instruction(self.keep_last, True),
+            )
+        decision = None
+        if self.policy is not None:
+            verbatim = sum(count([summary_header(covered + len(aged)) + (p.text("") if self.structured else "")]))
+            decision = gain(
+                self.policy,
+                dropped=self.tokens(messages[lead : body + len(aged)]),
+                verbatim=verbatim,
+                summarised=self.tokens(aged),
+                retained=self.tokens(kept),
+                prefix=before,
+                instruction=sum(count([p.instruction])),
+                calls=remaining_calls(self.policy, messages, a),
+            )
+            forced = before > self.limit_tokens
+            if forced:
+                decision = replace(decision, forced=True, outcome="forced")
+            elif self.policy.rule and not decision.pays:
+                self.last = CompactionReport(False, "below_min_gain", before, before, 0, decision)
+                logger.info("compaction declined: %s", decision.note())
+                return list(messages)
+        request = SummaryRequest(
+            aged,
+            render(a, aged),
+            p.previous_summary,
+            audience,
+            prefix=list(messages),
+            instruction=p.instruction,
+            first_task=p.first_task,
+            earlier_summaries=p.kept,
+            identifiers=p.identifiers,
+            decision=decision,
+        )
         try:
             text = await asyncio.wait_for(self.summarize(request), self.timeout)
             if not isinstance(text, str) or not text.strip():
@@ -174,7 +248,7 @@ class Compactor:
         except Exception as exc:
             logger.warning("compaction skipped, conversation left unchanged: %s: %s", type(exc).__name__, exc)
             return self._unchanged(messages, f"failed:{type(exc).__name__}", before)
-        summary = a.make_summary(text.strip(), covered + len(aged))
+        summary = a.make_summary(p.text(text.strip()) if self.structured else text.strip(), covered + len(aged))
         if audience is not None:
             if isinstance(summary, Message):
                 summary = replace(summary, audience=audience)
@@ -185,7 +259,9 @@ class Compactor:
                 return self._unchanged(messages, "restricted_audience", before)
         out = [*messages[:lead], summary, *kept]
         after = self.tokens(out)
-        self.last = CompactionReport(True, "compacted", before, after, len(aged))
+        if decision is not None and decision.outcome == "declined":
+            decision = replace(decision, outcome="compacted")  # rule=False: a plain threshold
+        self.last = CompactionReport(True, "compacted", before, after, len(aged), decision)
         logger.info("compacted %d messages into a summary: %d -> %d tokens", len(aged), before, after)
         return out
 
