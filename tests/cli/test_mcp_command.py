@@ -58,7 +58,8 @@ async def test_ctxsieve_mcp_serves_every_tool_over_stdio(tmp_path: Path) -> None
         assert client.server_info is not None and client.server_info.name == "ctx-cli"
         names = [t.name for t in (await client.list_tools()).tools]
         assert names == [
-            "ctx_read", "ctx_grep", "session_search", "memory_add", "memory_search", "memory_remove", "build_context"
+            "ctx_read", "ctx_grep", "ctx_query", "session_search", "memory_add", "memory_search", "memory_remove",
+            "build_context",
         ]  # fmt: skip
         read = text_of(await client.call_tool("ctx_read", {"handle": handle, "offset": 42, "limit": 1}))
         grep = text_of(await client.call_tool("ctx_grep", {"handle": handle, "pattern": "row 299:"}))

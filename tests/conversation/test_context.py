@@ -100,5 +100,5 @@ def test_large_tool_results_are_offloaded_as_they_are_written(tmp_path):
     sent = conv.prepare().openai()["messages"][-1]["content"]
     handle = re.search(r"ctx_[0-9a-f]{32}", sent)
     assert handle is not None and len(sent) < 2000
-    ctx_read, _ = off.tools()
+    ctx_read, *_ = off.tools()
     assert "row 4999" in ctx_read(handle.group(0), 4990, 20)

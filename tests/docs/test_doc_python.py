@@ -149,7 +149,7 @@ def _engine_session(scope: Scope, out: str) -> None:
 
 def _langchain(scope: Scope, out: str) -> None:
     assert scope["reply"].content == "Step 3000 failed."
-    assert {t.name for t in scope["tools"]} == {"ctx_read", "ctx_grep", "session_search", "build_context"}
+    assert {t.name for t in scope["tools"]} == {"ctx_read", "ctx_grep", "ctx_query", "session_search", "build_context"}
     assert re.search(r"ctx_[0-9a-f]{32}", str(scope["messages"][3].content))  # the big log was offloaded
 
 

@@ -17,4 +17,4 @@ async def test_mcp_example(tmp_path: Path, capfd: Any) -> None:
     spec.loader.exec_module(module)
     text = await module.main("sqlite:///" + str(tmp_path / "agent.db"))
     assert text.splitlines()[1] == "13577: 2026-11-29T13:46:17 ERROR payment gateway timed out after 30s"
-    assert "server tools: ctx_read, ctx_grep, session_search" in capfd.readouterr().out
+    assert "server tools: ctx_read, ctx_grep, ctx_query, session_search" in capfd.readouterr().out

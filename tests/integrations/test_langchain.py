@@ -117,8 +117,8 @@ async def test_offload_tools_read_back_the_stored_text(store: Any) -> None:
     off = Offloader(store, max_tokens=300, preview_tokens=50, adapter=LangChainAdapter())
     handle = HANDLE.search(off.offload(agent_chat())[8].content).group(0)  # type: ignore[union-attr]
     tools = {t.name: t for t in langchain_tools(off)}
-    assert set(tools) == {"ctx_read", "ctx_grep"}
-    assert set(tools["ctx_read"].args) == {"handle", "offset", "limit"}
+    assert set(tools) == {"ctx_read", "ctx_grep", "ctx_query"}
+    assert set(tools["ctx_read"].args) == {"handle", "offset", "limit", "unit"}
     assert "offloaded tool result" in tools["ctx_read"].description
     text = tools["ctx_read"].invoke({"handle": handle, "offset": 150, "limit": 2})
     assert text.splitlines()[1:3] == ["150: row 150: " + "x" * 40, "151: row 151: " + "x" * 40]

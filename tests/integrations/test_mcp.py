@@ -48,6 +48,7 @@ async def test_tools_listed_with_schemas_and_hints(store: Any) -> None:
     assert list(tools) == [
         "ctx_read",
         "ctx_grep",
+        "ctx_query",
         "session_search",
         "memory_add",
         "memory_search",
@@ -56,9 +57,11 @@ async def test_tools_listed_with_schemas_and_hints(store: Any) -> None:
     ]
     read = tools["ctx_read"]
     assert read.input_schema["required"] == ["handle"]
-    assert set(read.input_schema["properties"]) == {"handle", "offset", "limit"}
-    assert read.description is not None and read.description.startswith("Read lines of an offloaded tool result.")
+    assert set(read.input_schema["properties"]) == {"handle", "offset", "limit", "unit"}
+    assert read.description is not None and read.description.startswith("Read lines, or characters, of an offloaded")
     assert read.annotations is not None and read.annotations.read_only_hint is True
+    query = tools["ctx_query"].annotations
+    assert query is not None and query.read_only_hint is True
     remove = tools["memory_remove"].annotations
     assert remove is not None and remove.read_only_hint is False and remove.destructive_hint is True
 

@@ -22,7 +22,16 @@ from ctxsieve.integrations.mcp import mcp_server
 from ctxsieve.integrations.pydantic_ai import pydantic_ai_tools
 from ctxsieve.loop import MemoryToolkit, Offloader, SessionHistory
 
-NAMES = ["ctx_read", "ctx_grep", "session_search", "memory_add", "memory_search", "memory_remove", "build_context"]
+NAMES = [
+    "ctx_read",
+    "ctx_grep",
+    "ctx_query",
+    "session_search",
+    "memory_add",
+    "memory_search",
+    "memory_remove",
+    "build_context",
+]
 
 # what a tool looks like to the model: its description, then per argument its description (or
 # None when it has none), whether it is required, and its JSON type
@@ -86,18 +95,37 @@ async def test_every_framework_presents_the_same_described_tools(store: Any) -> 
     # the words are the docstrings' (the summary and what the tool returns, in one paragraph)
     description, args = lc["ctx_read"]
     assert description == (
-        'Read lines of an offloaded tool result. Returns the lines as "N: text", with a header giving'
-        ' the range and the total, or a line starting with "error:".'
+        'Read lines, or characters, of an offloaded tool result. Returns the lines as "N: text" (or the'
+        " characters as they are), with a header giving the range and the total, or a line starting with"
+        ' "error:".'
     )
     assert args == {
         "handle": ("the handle from the offload notice (ctx_ followed by 32 hex digits).", True, "string"),
-        "offset": ("0-based number of the first line to read (ctx_grep prints these numbers).", False, "integer"),
+        "offset": (
+            "0-based number of the first line to read (ctx_grep prints these numbers), or with"
+            ' unit="chars" of the first character of the whole text.',
+            False,
+            "integer",
+        ),
         "limit": (
-            "how many lines to read (1-2000); long lines are clipped and very long reads stop early, saying"
+            "how many lines to read (1-2000; long lines are clipped, saying where to read on), or with"
+            ' unit="chars" how many characters (1-1000000); a read stops early at the read limit, saying'
             " where to continue.",
             False,
             "integer",
         ),
+        "unit": (
+            '"lines" (the default) or "chars": characters are returned exactly as stored, newlines included,'
+            " so a long line is read in pieces and joining the pieces gives the text back.",
+            False,
+            "string",
+        ),
     }
+    # ctx_query (issue 14 item 7): the path subset is described where the model reads it
+    description, args = lc["ctx_query"]
+    assert description.startswith("Select values of an offloaded JSON tool result by a JSONPath expression.")
+    assert list(args) == ["handle", "path", "offset", "limit"]
+    assert args["path"][1:] == (True, "string") and "no filters [?...]" in args["path"][0]
+    assert "..name" in args["path"][0] and "[0:10]" in args["path"][0] and "['any name']" in args["path"][0]
     assert lc["build_context"][1] == {"query": ("the question or topic, in plain words.", True, "string")}
     assert set(lc["memory_add"][1]) == {"text", "tags", "audience"}

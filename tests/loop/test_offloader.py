@@ -71,7 +71,9 @@ def test_offloads_each_result_block_separately(store: SQLiteStore) -> None:
     cap = off._line_cap()
     assert (
         off.ctx_read(h3, 0, 1)
-        == f"[{h3}: lines 0-0 of 1]\n0: " + "B" * cap + f" [... line clipped: {5000 - cap} more chars]"
+        == f"[{h3}: lines 0-0 of 1]\n0: "
+        + "B" * cap
+        + f' [... line clipped: {5000 - cap:,} more chars; read on with ctx_read("{h3}", offset={cap}, unit="chars")]'
     )
     assert store.blob_info(h1).chars == len(big1)
 
@@ -122,7 +124,7 @@ def test_constructor_checks() -> None:
 def test_read_ranges_and_footer(store: SQLiteStore) -> None:
     off = Offloader(store, max_tokens=150, preview_tokens=20, chunk_chars=64)
     h = off.store_text(numbered(30) + "last line without newline").blob_id
-    ctx_read, _ = off.tools()
+    ctx_read, *_ = off.tools()
     out = ctx_read(h, 5, 3).splitlines()
     assert out[0] == f"[{h}: lines 5-7 of 31]"
     assert out[1:4] == ["5: line 00005 value=9", "6: line 00006 value=3", "7: line 00007 value=10"]
@@ -330,8 +332,10 @@ def test_read_agrees_with_slicing(
     if offset >= total:
         assert out.startswith(f"error: offset {offset} is past the end")
         return
+    starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
+    note = ' [... line clipped: {:,} more chars; read on with ctx_read("{}", offset={}, unit="chars")]'
     want = [
-        f"{i}: {line if len(line) <= 50 else line[:50] + f' [... line clipped: {len(line) - 50} more chars]'}"
+        f"{i}: {line if len(line) <= 50 else line[:50] + note.format(len(line) - 50, h, starts[i] + 50)}"
         for i, line in enumerate(lines)
     ]
     body = out.splitlines()

@@ -3,6 +3,7 @@ offload() pass leaves the agent's reads alone instead of turning them into new h
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -28,10 +29,17 @@ def test_reads_and_greps_stay_under_the_limit(
     db = Path(tmp_path_factory.mktemp("o")) / "o.db"  # type: ignore[attr-defined]
     off = Offloader(open_store(str(db)), max_tokens=max_tokens, preview_tokens=20)
     h = off.store_text("\n".join(lines)).blob_id
-    ctx_read, ctx_grep = off.tools()
+    ctx_read, ctx_grep, ctx_query = off.tools()
+    as_json = off.store_text(json.dumps({"lines": lines, "n": [len(x) for x in lines]})).blob_id
     for answer in (
         ctx_read(h, offset, limit),
         ctx_grep(h, "o", context=2, max_matches=1000),
+        ctx_read(
+            h, offset * 97 % len("\n".join(lines)), limit * 50, unit="chars"
+        ),  # pages of the whole text (issue 14 item 7)
+        ctx_grep(as_json, "o", max_matches=1000),  # windows in a long line
+        ctx_query(as_json, "$..*", offset % 7, 1 + limit % 200),
+        ctx_query(as_json, "$", 0, 1),  # the whole document: cut to the limit
     ):
         assert kernels.estimate_tokens([answer])[0] <= max_tokens
         assert not answer.startswith("error:")

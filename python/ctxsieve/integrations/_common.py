@@ -64,7 +64,7 @@ def require(module: str, extra: str, package: str) -> ModuleType:
 # to the offloader's limit in characters plus a header, which can estimate over its token limit
 # (always so for non-ASCII text), and offloading it would hand the agent a new handle instead of
 # the lines it asked for.
-READ_TOOLS = frozenset({"ctx_read", "ctx_grep"})
+READ_TOOLS = frozenset({"ctx_read", "ctx_grep", "ctx_query"})
 
 
 def agent_tools(
@@ -73,8 +73,8 @@ def agent_tools(
     memory: MemoryToolkit | None = None,
 ) -> list[Callable[..., str]]:
     """The plain tool functions of whichever helpers are given, in a fixed order:
-    ``ctx_read``, ``ctx_grep``, ``session_search``, ``memory_add``, ``memory_search``,
-    ``memory_remove``."""
+    ``ctx_read``, ``ctx_grep``, ``ctx_query``, ``session_search``, ``memory_add``,
+    ``memory_search``, ``memory_remove``."""
     fns: list[Callable[..., str]] = []
     for helper in (offloader, history, memory):
         if helper is not None:

@@ -1,7 +1,7 @@
 """MCP: ctxsieve's agent tools served over the Model Context Protocol.
 
 ``mcp_server`` returns an ``MCPServer`` (mcp 2.x's name for FastMCP) with the tools of
-whichever helpers it is given: ``ctx_read`` / ``ctx_grep`` (an ``Offloader``),
+whichever helpers it is given: ``ctx_read`` / ``ctx_grep`` / ``ctx_query`` (an ``Offloader``),
 ``session_search`` (a ``SessionHistory``), ``memory_add`` / ``memory_search`` /
 ``memory_remove`` (a ``MemoryToolkit``) and ``build_context`` (a ``ContextEngine``). With
 ``store=`` every helper not passed is created on that store, so one URL gives the whole set.
@@ -27,7 +27,7 @@ Needs the ``mcp`` extra: ``pip install 'ctxsieve[mcp]'``.
 >>> import asyncio, tempfile
 >>> server = mcp_server(store="sqlite:///" + tempfile.mkdtemp() + "/ctx.db")
 >>> [t.name for t in asyncio.run(server.list_tools())]
-['ctx_read', 'ctx_grep', 'session_search', 'memory_add', 'memory_search', 'memory_remove']
+['ctx_read', 'ctx_grep', 'ctx_query', 'session_search', 'memory_add', 'memory_search', 'memory_remove']
 """
 
 from __future__ import annotations
@@ -51,14 +51,15 @@ if TYPE_CHECKING:
 
 INSTRUCTIONS = (
     "Context tools for an agent. Tool results too large for the conversation were offloaded: "
-    "read them with ctx_read(handle, offset, limit) and search them with ctx_grep(handle, pattern). "
+    'read them with ctx_read(handle, offset, limit) (unit="chars" for characters), search them with '
+    "ctx_grep(handle, pattern) and select parts of a JSON result with ctx_query(handle, path). "
     "session_search finds earlier parts of the conversation that are no longer in context; "
     "memory_add / memory_search / memory_remove keep durable facts across sessions; "
     "build_context gathers the knowledge that best fits a question."
 )
 
 # tools that only read: clients may call them without asking the user first
-_READ_ONLY = {"ctx_read", "ctx_grep", "session_search", "memory_search", "build_context"}
+_READ_ONLY = {"ctx_read", "ctx_grep", "ctx_query", "session_search", "memory_search", "build_context"}
 
 
 def mcp_server(

@@ -123,6 +123,26 @@ class Compiled:
             prev_word = word
         return step(threads, not line, None, prev_word, False)[0]
 
+    def first_end(self, line: str, start: int, stop: int) -> int | None:
+        """The earliest position in ``start..stop`` where a match that starts at or after
+        ``start`` ends, with ``^ $ \\b \\B`` judged against the whole ``line``; None when no such
+        match ends by ``stop``. Used to place ``ctx_grep``'s windows in a long line; one call
+        costs O((stop - start) x program size), like ``search``."""
+        step = self._step
+        threads = 0
+        prev_word = self.uses_words and start > 0 and _is_word(line[start - 1])
+        end = min(stop, len(line))
+        for i in range(start, end):
+            ch = line[i]
+            word = self.uses_words and _is_word(ch)
+            matched, threads = step(threads, i == 0, ch, prev_word, word)
+            if matched:
+                return i
+            prev_word = word
+        if end == len(line) and stop >= len(line) and step(threads, not line, None, prev_word, False)[0]:
+            return len(line)
+        return None
+
     def _advance(
         self, threads: int, at_start: bool, ch: str | None, prev_word: bool, next_word: bool
     ) -> tuple[bool, int]:

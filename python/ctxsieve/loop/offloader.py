@@ -29,7 +29,9 @@ from typing import Any
 
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for
 from ctxsieve.loop.codec import MessagesAdapter
-from ctxsieve.loop.fitting import longest_prefix, over
+from ctxsieve.loop.fitting import lines_within, longest_prefix, over
+from ctxsieve.loop.json_doc import load, shape
+from ctxsieve.loop.json_path import JsonQueryError
 from ctxsieve.loop.offload_reads import OffloadReads
 from ctxsieve.messages import Message, Text, ToolResult
 from ctxsieve.stores import BlobInfo, open_store
@@ -39,7 +41,9 @@ from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 # reads stream at most this many UTF-8 bytes per token of their limit (what the default
 # estimator, ceil(bytes / 3), allows), then are fitted to the limit with the estimator
 READ_BYTES_PER_TOKEN = 3
-NOTICE_TOKENS = 64  # room the offload notice needs (about 170 chars at most)
+NOTICE_TOKENS = 64  # room the offload notice needs (about 180 chars at most)
+MAX_PREVIEW_DEPTH = 8  # levels of a JSON result the shape preview may describe
+MAX_JSON_CHARS = 8 << 20  # results parsed as JSON, for the preview and ctx_query (about 10x in memory)
 
 
 class Offloader(OffloadReads):
@@ -51,7 +55,7 @@ class Offloader(OffloadReads):
     >>> msgs = [{"role": "tool", "tool_call_id": "c1", "content": "\\n".join(f"row {i}" for i in range(100))}]
     >>> short = off.offload(msgs)[0]["content"]
     >>> handle = re.search(r"ctx_[0-9a-f]{32}", short).group(0)
-    >>> ctx_read, ctx_grep = off.tools()
+    >>> ctx_read, ctx_grep, ctx_query = off.tools()
     >>> print(ctx_grep(handle, "row 4[2-3]$"))  # doctest: +ELLIPSIS
     [2 matching lines of 100 in ...]
     42: row 42
@@ -69,6 +73,7 @@ class Offloader(OffloadReads):
         read_max_tokens: int | None = None,
         chunk_chars: int = CHUNK_CHARS,
         estimator: EstimatorLike = None,
+        max_json_chars: int = MAX_JSON_CHARS,
     ):
         for name, value in (("max_tokens", max_tokens), ("preview_tokens", preview_tokens)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -94,6 +99,7 @@ class Offloader(OffloadReads):
         self.adapter = adapter
         self.max_line_chars = max_line_chars
         self.chunk_chars = chunk_chars
+        self.max_json_chars = max_json_chars
         # One read returns at most what would not have been offloaded in the first place, so an
         # offload() pass never turns a ctx_read/ctx_grep answer into another handle: the lines
         # get the limit less room for the header and footer, as the estimator counts them; the
@@ -151,26 +157,64 @@ class Offloader(OffloadReads):
         return replace(message, parts=tuple(parts))
 
     def _notice(self, text: str, info: BlobInfo) -> str:
-        # the notice is written first so the preview gets what is left: the replacement must stay
-        # under max_tokens, or the next offload() would offload the notice itself
-        h = info.blob_id
+        # the notice is drafted first so the preview gets what is left: the replacement must stay
+        # under max_tokens, or the next offload() would offload the notice itself. The draft has
+        # the largest numbers the notice can hold, so the final one is never longer.
+        if info.chars <= self.max_json_chars and text[:4096].lstrip()[:1] in ("{", "["):
+            try:
+                doc = load(text)
+            except JsonQueryError:
+                doc = None  # not JSON after all: the preview is its beginning, as for any text
+            if isinstance(doc, (dict, list)):
+                return self._json_notice(doc, info)
         est = self.estimator
-        # the longest beginning within preview_tokens, then within what the notice leaves
-        preview = longest_prefix(est, text, self.preview_tokens)
+        draft = self._text_notice(info, info.chars, "chars")
+        room = min(self.preview_tokens, self.max_tokens - est.one(draft) - 1)
+        # the longest beginning within the room, ending on a whole line when that keeps most of it
+        preview = longest_prefix(est, text, room)
         cut = preview.rfind("\n")
-        if cut > len(preview) // 2:  # end on a whole line when that keeps most of the preview
+        if cut > len(preview) // 2:
             preview = preview[: cut + 1]
-        shown = preview.count("\n")
-        notice = (
-            f"[... offloaded: {info.chars:,} chars, {info.lines:,} lines. handle {h}: read on with "
-            f"ctx_read(handle, offset={shown}) or search with ctx_grep(handle, pattern)]"
-        )
-        room = min(self.preview_tokens, self.max_tokens - est.one(notice) - 1)
-        if preview and est.one(preview + "\n", cache=False) > room:
-            preview = longest_prefix(est, preview, room - 1)
-        if preview and not preview.endswith("\n"):
+        elif preview and est.one(preview + "\n", cache=False) > room:
+            preview = longest_prefix(est, preview, room - 1)  # room for the newline before the notice
+        if not preview or preview.endswith("\n"):
+            notice = self._text_notice(info, preview.count("\n"), "lines")
+        else:  # ends inside a line (a long one): read on from that character
+            notice = self._text_notice(info, len(preview), "chars")
             preview += "\n"
         return preview + notice
+
+    def _text_notice(self, info: BlobInfo, offset: int, unit: str) -> str:
+        # a long line: read on from the character where the preview stopped
+        where = f"offset={offset}" if unit == "lines" else f'offset={offset}, unit="chars"'
+        return (
+            f"[... offloaded: {info.chars:,} chars, {info.lines:,} lines. handle {info.blob_id}: read on with "
+            f"ctx_read(handle, {where}) or search with ctx_grep]"
+        )
+
+    def _json_notice(self, doc: Any, info: BlobInfo) -> str:
+        """The JSON's shape (paths, types, array lengths, first values) as deep as fits the
+        preview, then the notice pointing at ctx_query."""
+        est = self.estimator
+        notice = (
+            f"[... offloaded: JSON, {info.chars:,} chars. handle {info.blob_id}: select by path with "
+            'ctx_query(handle, "$.a[0]"), or ctx_read, ctx_grep]'
+        )
+        room = min(self.preview_tokens, self.max_tokens - est.one(notice) - 1)
+        head = "JSON shape (path: type, array length, first value):"
+        best: list[str] = []
+        previous: list[str] | None = None
+        for depth in range(1, MAX_PREVIEW_DEPTH + 1):
+            lines = [head, *shape(doc, depth)]
+            if lines == previous:
+                break  # the document is no deeper
+            previous = lines
+            if est.one("\n".join(lines) + "\n", cache=False) > room:
+                if not best:  # not even the top level fits whole: as many of its lines as do
+                    best = lines[: lines_within(est, lines, room - 1)]
+                break
+            best = lines
+        return "\n".join(best) + "\n" + notice if best else notice
 
     def offload(self, messages: Sequence[Any]) -> list[Any]:
         """A copy of ``messages`` with every tool result block over ``max_tokens`` offloaded.
