@@ -210,3 +210,31 @@ def test_the_anthropic_sdk_against_the_stub():
             conv.record_response(reply)
     assert overflowed == 1 and len(conv.overflows) == 1
     assert conv.overflows[0].provider_tokens == max(n for *_, n, s in stub.requests if s == 400)
+
+
+def test_the_learned_ratio_and_a_usage_calibrator_do_not_compound():
+    from types import SimpleNamespace
+
+    from ctxsieve.admission.limits import InputLimit
+    from ctxsieve.conversation.overflow import OVERFLOW_MARGIN, Learned
+
+    known = Learned()
+    known.ratio = 1.5
+    limit = InputLimit(10_000, "ceiling", 10_000, None, "none")
+
+    def conv(factor):
+        cal = SimpleNamespace(calibration=lambda estimator, model: SimpleNamespace(factor=factor))
+        return SimpleNamespace(calibrator=cal, estimator=SimpleNamespace(name="bytes/3"), limits=LIMITS)
+
+    overhead = LIMITS.protocol_overhead
+    alone = known.tighten(limit, conv(1.0), "m").tokens
+    assert alone == overhead + int((10_000 - overhead) / 1.5 * (1 - OVERFLOW_MARGIN))
+    # a calibrator that already divides this model's limit by 1.2 leaves 1.5 / 1.2 to this one
+    shared = known.tighten(limit, conv(1.2), "m").tokens
+    assert shared == overhead + int((10_000 - overhead) / 1.25 * (1 - OVERFLOW_MARGIN))
+    # one that covers all of it leaves the margin only; without a model, the whole ratio applies
+    assert known.tighten(limit, conv(2.0), "m").tokens == overhead + int((10_000 - overhead) * (1 - OVERFLOW_MARGIN))
+    assert known.tighten(limit, conv(1.2), None).tokens == alone
+    # the provider's maximum bounds the prompt part too
+    known.maximum = 3_000
+    assert known.tighten(limit, conv(1.0), "m").tokens == overhead + int(3_000 / 1.5 * (1 - OVERFLOW_MARGIN))

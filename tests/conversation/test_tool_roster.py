@@ -197,3 +197,33 @@ def test_the_schema_and_the_method_say_the_same():
     assert spec.description == fn["description"]
     assert dict(spec.arguments) == {k: v["description"] for k, v in fn["parameters"]["properties"].items()}
     assert Conversation.tool_search.__doc__ == TOOL_SEARCH_DOC
+
+
+def test_a_tool_search_answer_is_never_offloaded(tmp_path):
+    from ctxsieve.loop import Offloader
+    from ctxsieve.stores import open_store
+
+    off = Offloader(open_store(f"sqlite:///{tmp_path}/off.db"), max_tokens=200, preview_tokens=40)
+    conv = conversation(0.05, offloader=off)
+    first_call(conv)
+    conv.record_response(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "ts1",
+                    "type": "function",
+                    "function": {"name": TOOL_SEARCH, "arguments": '{"query": "big s0"}'},
+                },
+                {"id": "c1", "type": "function", "function": {"name": "t0", "arguments": '{"id": "A-1"}'}},
+            ],
+        }
+    )
+    answer = conv.tool_search("big s0")
+    assert off.over_limit(answer)  # over the offloader's limit, and kept whole all the same
+    conv.add_tool_result("ts1", answer, name=TOOL_SEARCH)
+    conv.add_tool_result("c1", "record A-1: " + "line of the record. " * 40)
+    tool_messages = [m for m in conv.prepare().openai()["messages"] if m["role"] == "tool"]
+    assert tool_messages[0]["content"] == answer
+    assert "ctx_read" in tool_messages[1]["content"]  # an ordinary result is still offloaded

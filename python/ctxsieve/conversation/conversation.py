@@ -202,7 +202,8 @@ class Conversation(State):
         for r in m.parts:
             assert isinstance(r, ToolResult)
             text = r.text
-            if text and off.over_limit(text):
+            # a tool_search answer is never offloaded: its schemas are what the model must read
+            if text and off.over_limit(text) and not self.roster.answered(text):
                 rest = tuple(p for p in r.parts if not isinstance(p, Text))
                 r = replace(r, parts=(Text(off.cap(text)), *rest))
             parts.append(r)

@@ -106,6 +106,7 @@ class Roster:
     settled: bool = False
     deferred: tuple[str, ...] = ()
     loaded: list[str] = field(default_factory=list)
+    _answers: set[str] = field(default_factory=set)  # the texts search() returned
     _by_name: dict[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @classmethod
@@ -169,7 +170,13 @@ class Roster:
             out["already_loaded"] = again
         if not ranked:
             out["note"] = f"no deferred tool matches {query!r}; the deferred tools are: {', '.join(self.deferred)}"
-        return json.dumps(out, ensure_ascii=False, separators=(",", ":")), schemas
+        text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        self._answers.add(text)
+        return text, schemas
+
+    def answered(self, text: str) -> bool:
+        """Whether ``text`` is an answer of ``search`` (kept whole: never offloaded)."""
+        return text in self._answers
 
     def _ranked(self, query: str) -> list[str]:
         asked = _words(query)
