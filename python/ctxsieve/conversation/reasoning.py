@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ctxsieve.messages.model import Message, Reasoning
+from ctxsieve.messages.model import Message, Reasoning, ToolCall
 from ctxsieve.messages.providers import ProviderProfile
 from ctxsieve.messages.wire import WireCache
 
@@ -82,14 +82,24 @@ def render_view(
     out: list[Message] = []
     turn_calls = False
     for i, m in enumerate(messages):
-        if m.role == "user":
-            turn_calls = False
-        elif m.role == "assistant" and m.tool_calls:
-            turn_calls = True
-        older = i < floor
-        if m.role != "assistant" or not m.reasoning:
+        role = m.role
+        if role != "assistant":
+            if role == "user":
+                turn_calls = False
             out.append(m)
             continue
+        # one pass over the parts (this runs for every message of every call rendered)
+        thought = False
+        for p in m.parts:
+            kind = type(p)
+            if kind is Reasoning:
+                thought = True
+            elif kind is ToolCall:
+                turn_calls = True
+        if not thought:
+            out.append(m)
+            continue
+        older = i < floor
         form = kept(profile, m, turn_calls=turn_calls, older=older)
         if form is not m and cache is not None:
             # one object per (message, form) across calls
