@@ -13,6 +13,7 @@ from ctxsieve.admission import ContextBudgetError, Limits
 from ctxsieve.errors import ConfigError
 from ctxsieve.tokenizers import UsageCalibrator, get_estimator
 from ctxsieve.tokenizers.usage_calibrator import admitted_prompt
+from tests.conversation import provider_shapes as shapes
 
 MODEL = "claude-test"
 OK = {"role": "assistant", "content": "noted"}
@@ -180,3 +181,27 @@ def test_a_fallback_gets_the_factor_of_its_own_model() -> None:
     conv.record_response(OK, usage={"prompt_tokens": math.ceil(again.prompt_tokens * 1.05), "completion_tokens": 1})
     assert cal.calibration("bytes/3", "small-model").samples == 1  # learnt for the model that answered
     assert cal.calibration("bytes/3", MODEL).samples == 3
+
+
+@pytest.mark.parametrize(
+    ("usage", "prompt"),
+    [
+        pytest.param(shapes.ANTHROPIC_USAGE_WRITE, 21 + 188_086, id="anthropic-cache-write"),
+        pytest.param(shapes.ANTHROPIC_USAGE_READ, 50 + 100_000, id="anthropic-cache-read"),
+        pytest.param(shapes.OPENAI_CHAT_USAGE, 2006, id="openai-chat"),
+        pytest.param(shapes.RESPONSES_USAGE, 2006, id="openai-responses"),
+        pytest.param(shapes.GEMINI_USAGE_METADATA, 2150, id="gemini"),
+        pytest.param(shapes.DEEPSEEK_USAGE, 1200, id="deepseek"),
+    ],
+)
+def test_every_providers_usage_is_compared_as_the_whole_prompt(usage: dict[str, Any], prompt: int) -> None:
+    # recorded usage of each provider (tests/conversation/provider_shapes.py): the ratio is the
+    # whole prompt, cached part included, over the prompt estimate (max_ratio opened up, since
+    # the recorded numbers belong to other prompts)
+    cal = UsageCalibrator(max_age=0, min_prompt_tokens=1, max_ratio=1e6)
+    conv = conversation(cal)
+    conv.add_user(TURN)
+    call = conv.prepare()
+    conv.record_response(OK, usage=usage)
+    obs = conv.usage_report()["calibration"]["last_observation"]
+    assert obs["learnt"] and obs["ratio"] == prompt / call.prompt_tokens
