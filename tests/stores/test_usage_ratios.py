@@ -5,16 +5,23 @@ conversations on one store converging on one factor."""
 from __future__ import annotations
 
 import math
+import os
+import socket
+import subprocess
+import sys
 import threading
+import time
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Target
 
+import ctxsieve
 from ctxsieve import Conversation
 from ctxsieve.errors import ConfigError
-from ctxsieve.stores import UsageRatioStore
+from ctxsieve.stores import StoreUnavailableError, UsageRatioStore, open_store
 from ctxsieve.tokenizers import UsageCalibrator
 from ctxsieve.tokenizers.usage_ratios import MAX_NAME
 
@@ -161,3 +168,75 @@ def test_two_workers_sharing_a_store_converge_on_one_factor(target: Target) -> N
     assert la.tokens == lb.tokens < a.limits.input_ceiling and "usage calibration" in (la.note or "")
     sa.close()
     sb.close()
+
+
+# a worker process: a calibrator on the store, learning 20 calls whose provider counts 1.0x-1.19x
+_WORKER = """
+import sys
+from ctxsieve.stores import open_store
+from ctxsieve.tokenizers import UsageCalibrator
+url, ns, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+store = open_store(url) if ns == "-" else open_store(url, namespace=ns)
+cal = UsageCalibrator(store, max_age=0)
+for i in range(20):
+    assert cal.observe("bytes/3", "fleet", 10_000, 10_000 + 100 * k + 5 * i).learnt
+store.close()
+"""
+
+
+def test_worker_processes_share_one_window(target: Target) -> None:
+    target.open().close()  # the schema first, as a deployment's first worker makes it
+    env = dict(os.environ, PYTHONPATH=str(Path(ctxsieve.__file__).resolve().parents[1]))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, target.url, target.namespace or "-", str(k)],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for k in range(3)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    store = target.open()
+    state = store.load_usage_ratios("bytes/3", "fleet")
+    assert state is not None and state.samples == 60 and len(state.ratios) == 32
+    # every worker now applies the second-largest ratio of the fleet's last 32
+    assert UsageCalibrator(store).calibration("bytes/3", "fleet").factor == sorted(state.ratios)[-2]
+    store.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_redis_going_down_keeps_the_last_factor_and_the_samples(tmp_path: Path, redis_server: str) -> None:
+    port = _free_port()
+    args = [redis_server, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--dir", str(tmp_path)]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                store = open_store(f"redis://127.0.0.1:{port}/0", connect_timeout=1)
+                break
+            except StoreUnavailableError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        cal = UsageCalibrator(store, max_age=0)
+        for _ in range(3):
+            cal.observe(EST, "m", 10_000, 11_000)
+        assert cal.calibration(EST, "m").factor == pytest.approx(1.1)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert cal.calibration(EST, "m").factor == pytest.approx(1.1)  # the last factor read
+    assert cal.observe(EST, "m", 10_000, 12_000).learnt  # learnt, owed to the store
+    report = cal.report()
+    assert report["pending"] == 1
+    assert any("store read failed" in n and f"127.0.0.1:{port}" in n for n in report["notes"])
+    assert any("store write failed, 1 samples pending" in n for n in report["notes"])
