@@ -34,6 +34,7 @@ from ctxsieve.sources import (
     StaticSource,
 )
 from ctxsieve.stages.policies import Everything, FixedSlots, Policy, ScoredKnapsack
+from ctxsieve.tokenizers.usage_calibrator import UsageCalibrator
 from ctxsieve.types import Budget, ContextItem, ScoredItem, Signals, Trace, TraceEntry
 
 if TYPE_CHECKING:  # annotations only: the package's namespace holds its own API and nothing else
@@ -93,6 +94,7 @@ __all__ = [
     "Trace",
     "TraceEntry",
     "Turn",
+    "UsageCalibrator",
     "Window",
     "__version__",
     "backend",
