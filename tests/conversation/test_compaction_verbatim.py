@@ -8,6 +8,8 @@ import time
 from itertools import pairwise
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctxsieve import Conversation, Limits
 from ctxsieve.messages.identifiers import identifiers, text_identifiers
@@ -176,3 +178,55 @@ def test_sections_read_back_exactly_whatever_the_summariser_wrote():
     assert read_parts(render_parts(parts)) == parts
     # a summary from before the sections reads back as one earlier summary
     assert read_parts("They chose plan B.") == SummaryParts(None, (("earlier messages", "They chose plan B."),))
+
+
+@given(
+    task=st.none() | st.text(),
+    summaries=st.lists(st.tuples(st.from_regex(r"messages [0-9]{1,3}-[0-9]{1,3}", fullmatch=True), st.text())),
+    ids=st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), min_size=1)),
+)
+def test_any_sections_read_back_exactly(task, summaries, ids):
+    parts = SummaryParts(task, tuple(summaries), tuple(ids))
+    assert read_parts(render_parts(parts)) == parts
+
+
+def test_a_first_task_an_earlier_cut_dropped_comes_back_with_its_audience():
+    class FailsFirst(Numbered):
+        async def summarize(self, req):
+            if not self.requests:
+                self.requests.append(None)
+                raise RuntimeError("model down")  # the first compaction falls back to a plain cut
+            return await super().summarize(req)
+
+    summ = FailsFirst()
+    limits = Limits(input_ceiling=3_000, output_reserve=100, protocol_overhead=50)
+    conv = Conversation(system="s", tools=TOOLS, limits=limits, compactor=summ, reader="alice")
+    conv.add_user(TASK, audience="alice")  # only alice may read the task
+    conv.prepare()
+    conv.record_response({"role": "assistant", "content": "On it."})
+    turn = 1
+    while len(summ.requests) < 2 and turn < 60:
+        turn += 1
+        run_turn(conv, turn, calls=2, result_chars=300)
+    assert conv.cuts[0].summarized is False and any(c.summarized for c in conv.cuts)
+    head = conv.transcript[conv.transcript.start]
+    assert _head(conv).first_task == TASK  # brought back from before the plain cut
+    assert head.message.audience == frozenset({"alice"})  # as private as the task it holds
+
+
+def test_a_summary_whose_verbatim_part_cannot_fit_is_not_asked_for():
+    summ = Numbered()
+    events: list = []
+    limits = Limits(input_ceiling=4_000, output_reserve=100, protocol_overhead=50)
+    conv = Conversation(
+        system="s", tools=TOOLS, limits=limits, compactor=summ, on_event=lambda n, p: events.append((n, p))
+    )
+    conv.add_user("Task: " + "every detail of the spec matters here. " * 150)  # about 2,000 tokens
+    conv.prepare()
+    conv.record_response({"role": "assistant", "content": "On it."})
+    for turn in range(2, 14):
+        run_turn(conv, turn, calls=2, result_chars=300)
+    skipped = [p for n, p in events if n == "lifecycle.compaction" and p["outcome"] == "skipped"]
+    assert skipped and skipped[0]["verbatim"] > 0
+    assert summ.requests == []  # never called for a summary that could not be kept
+    assert conv.cuts and not conv.cuts[0].summarized  # the call cut instead

@@ -30,13 +30,12 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ctxsieve.admission.events import WINDOW_DROP
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.audience import restrict
 from ctxsieve.conversation.admit import _history, _keep, _wanted
-from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction_gain import (
     COMPACTION_EVENT,
     DEFAULT_POLICY,
@@ -46,13 +45,12 @@ from ctxsieve.conversation.compaction_gain import (
     expected_calls,
 )
 from ctxsieve.conversation.cuts import Cut
-from ctxsieve.conversation.summary_call import instruction, summary_call
+from ctxsieve.conversation.summary_call import SummaryRequest, instruction, plain, summarise, summary_call
 from ctxsieve.messages import Message, Text, openai_chat
 from ctxsieve.messages.identifiers import message_identifiers
 from ctxsieve.messages.summary import parse_summary, summary_header
 from ctxsieve.messages.summary_sections import SummaryParts, read_parts, render_parts
 from ctxsieve.stages.render import block
-from ctxsieve.workers import Late, within
 
 if TYPE_CHECKING:
     from ctxsieve.conversation.state import State
@@ -60,41 +58,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("ctxsieve.conversation")
 
 MAX_IDENTIFIERS = 300  # a bound on the summary's identifier list (most recent kept beyond it)
-
-_PROMPT = (
-    "Summarise the conversation below for the assistant that continues it. Keep every fact, "
-    "decision, file name, identifier, number and open question it will need; drop pleasantries "
-    "and tool output that was only read once. Write plain prose or terse bullet points."
-)
-
-
-@dataclass(frozen=True)
-class SummaryRequest:
-    """What a summariser gets: the aged messages (OpenAI Chat shape), their plain transcript,
-    the previous summary to fold in (None unless the earlier summaries are folded) and who may
-    read it; ``call``: the request to send (the conversation's prefix plus ``instruction``:
-    ``call.anthropic(max_tokens=...)``, ``call.openai()``, ``call.responses()``); the parts the
-    summary keeps verbatim whatever the summariser writes (``first_task``, ``earlier_summaries``,
-    ``identifiers``) and the minimum-gain ``decision``."""
-
-    messages: list[Any]
-    transcript: str
-    previous_summary: str | None
-    audience: frozenset[str] | None = None
-    call: Call | None = None
-    instruction: str | None = None
-    first_task: str | None = None
-    earlier_summaries: tuple[tuple[str, str], ...] = ()
-    identifiers: tuple[str, ...] = ()
-    decision: Decision | None = None
-
-    def prompt(self) -> str:
-        """A fresh instruction-and-transcript prompt (not read from the cache: prefer ``call``)."""
-        parts = [_PROMPT]
-        if self.previous_summary:
-            parts.append("Summary of what came before these messages (fold it in):\n" + self.previous_summary)
-        parts.append("Messages:\n" + self.transcript)
-        return "\n\n".join(parts)
 
 
 @dataclass(frozen=True)
@@ -107,17 +70,6 @@ class Room:
     forced: bool
     room: int
     history: int
-
-
-def plain(messages: list[Message]) -> str:
-    """One ``role: text`` block per message, tool calls and results labelled with their ids."""
-    lines = []
-    for m in messages:
-        pieces = [m.text] if m.text and m.role != "tool" else []
-        pieces += [f"[tool call {c.id}] {c.name}({c.arguments})" for c in m.tool_calls]
-        pieces += [f"[tool result {r.call_id}] {r.text}" for r in m.tool_results]
-        lines.append(f"{m.role}: " + "\n".join(pieces))
-    return "\n".join(lines)
 
 
 def compaction_room(conv: State, limit: InputLimit, with_tools: bool, context_due: bool) -> Room | None:
@@ -138,12 +90,13 @@ def compaction_room(conv: State, limit: InputLimit, with_tools: bool, context_du
     return None
 
 
-def _first_task(conv: State, before: int) -> str | None:
-    """The text of the conversation's first user message, when it sits before ``before``."""
+def _first_task(conv: State, before: int) -> Message | None:
+    """The conversation's first user message, when it sits before ``before`` (an earlier plain
+    cut may have dropped it: the summary brings it back)."""
     for k in range(before):
         e = conv.transcript[k]
         if e.kind == "message" and e.message.role == "user":
-            return e.message.text
+            return e.message
     return None
 
 
@@ -180,7 +133,8 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
     aged = t.messages(body, new_start)
     if not aged:
         return None
-    task = parts.first_task if parts.first_task is not None else _first_task(conv, new_start)
+    task_message = _first_task(conv, new_start) if parts.first_task is None else None
+    task = parts.first_task if task_message is None else task_message.text
     ids = list(dict.fromkeys((*parts.identifiers, *message_identifiers(aged))))[-MAX_IDENTIFIERS:]
     earlier = parts.summaries
     fold = bool(earlier) and sum(conv._count([s for _, s in earlier])) > keep // 2
@@ -196,6 +150,10 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         return text + ("\n\n" + "\n\n".join(block(i) for i in carried) if carried else "")
 
     verbatim = conv._cost(Message("user", (Text(summary_text("")),)))
+    if verbatim > keep and kept:
+        # the verbatim summaries alone leave no room for the new one: fold them now
+        fold, kept, span = True, (), f"messages 1-{covered + len(aged)}"
+        verbatim = conv._cost(Message("user", (Text(summary_text("")),)))
     policy = conv.compaction or DEFAULT_POLICY
     last = conv._last
     notice = conv._notice
@@ -224,8 +182,17 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
     elif not room.forced and not decision.pays:
         _record(conv, decision)
         return None
+    if verbatim > keep:
+        # what the summary must keep verbatim (the first task, the identifiers) exceeds its
+        # room: asking the summariser would be in vain; the call cuts instead
+        logger.warning(
+            "compaction skipped: the summary's verbatim part (%d tokens) exceeds its room (%d)", verbatim, keep
+        )
+        _record(conv, replace(decision, outcome="skipped"))
+        return None
     audience = None
-    for m in (first.message, *aged) if first.kind == "summary" else aged:
+    covers = (first.message, *aged) if first.kind == "summary" else aged
+    for m in (*covers, task_message) if task_message is not None else covers:
         audience = restrict(audience, m.audience)
     previous_summary = "\n\n".join(s for _, s in earlier) if fold else None
     fits = request_call.estimated_input_tokens <= limit.tokens
@@ -241,7 +208,7 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         identifiers=tuple(ids),
         decision=decision,
     )
-    text = await _summarise(conv, request)
+    text = await summarise(conv, request)
     if text is None:
         _record(conv, replace(decision, outcome="skipped"))
         return None
@@ -270,24 +237,6 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
     _record(conv, decision)
     conv.events.emit(WINDOW_DROP, {"conversation_id": conv.id, **cut.event})
     return cut
-
-
-async def _summarise(conv: State, request: SummaryRequest) -> str | None:
-    """The summariser's text, or None (logged) when it failed, was late or wrote nothing."""
-    try:
-        text = await within(conv.compactor.summarize(request), float(conv.compactor.timeout or 120.0))
-    except Late:
-        logger.warning("compaction skipped: the summariser took longer than its timeout; the call cuts instead")
-        return None
-    except Exception as exc:  # the summariser is user code: its failure must not lose the call
-        logger.warning(
-            "compaction skipped: the summariser raised %s: %s; the call cuts instead", type(exc).__name__, exc
-        )
-        return None
-    if not isinstance(text, str) or not text.strip():
-        logger.warning("compaction skipped: the summariser returned %s, not a summary", type(text).__name__)
-        return None
-    return text
 
 
 __all__ = ["MAX_IDENTIFIERS", "Room", "SummaryRequest", "compact", "compaction_room", "plain"]

@@ -17,15 +17,21 @@ instruction asks the model not to call one; the reply's text is the summary.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.conversation.call import Call
+from ctxsieve.conversation.compaction_gain import Decision
 from ctxsieve.messages import Message, Text
+from ctxsieve.workers import Late, within
 
 if TYPE_CHECKING:
     from ctxsieve.conversation.state import State
+
+logger = logging.getLogger("ctxsieve.conversation")
 
 _INSTRUCTION = (
     "[Compaction] The start of this conversation is about to be replaced by a summary for the "
@@ -122,4 +128,69 @@ def summary_call(conv: State, limit: InputLimit, end: int, text: str) -> Call:
     )
 
 
-__all__ = ["instruction", "summary_call"]
+_PROMPT = (
+    "Summarise the conversation below for the assistant that continues it. Keep every fact, "
+    "decision, file name, identifier, number and open question it will need; drop pleasantries "
+    "and tool output that was only read once. Write plain prose or terse bullet points."
+)
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """What a summariser gets: the aged messages (OpenAI Chat shape), their plain transcript,
+    the previous summary to fold in (None unless the earlier summaries are folded) and who may
+    read it; ``call``: the request to send (the conversation's prefix plus ``instruction``:
+    ``call.anthropic(max_tokens=...)``, ``call.openai()``, ``call.responses()``); the parts the
+    summary keeps verbatim whatever the summariser writes (``first_task``, ``earlier_summaries``,
+    ``identifiers``) and the minimum-gain ``decision``."""
+
+    messages: list[Any]
+    transcript: str
+    previous_summary: str | None
+    audience: frozenset[str] | None = None
+    call: Call | None = None
+    instruction: str | None = None
+    first_task: str | None = None
+    earlier_summaries: tuple[tuple[str, str], ...] = ()
+    identifiers: tuple[str, ...] = ()
+    decision: Decision | None = None
+
+    def prompt(self) -> str:
+        """A fresh instruction-and-transcript prompt (not read from the cache: prefer ``call``)."""
+        parts = [_PROMPT]
+        if self.previous_summary:
+            parts.append("Summary of what came before these messages (fold it in):\n" + self.previous_summary)
+        parts.append("Messages:\n" + self.transcript)
+        return "\n\n".join(parts)
+
+
+def plain(messages: list[Message]) -> str:
+    """One ``role: text`` block per message, tool calls and results labelled with their ids."""
+    lines = []
+    for m in messages:
+        pieces = [m.text] if m.text and m.role != "tool" else []
+        pieces += [f"[tool call {c.id}] {c.name}({c.arguments})" for c in m.tool_calls]
+        pieces += [f"[tool result {r.call_id}] {r.text}" for r in m.tool_results]
+        lines.append(f"{m.role}: " + "\n".join(pieces))
+    return "\n".join(lines)
+
+
+async def summarise(conv: State, request: SummaryRequest) -> str | None:
+    """The summariser's text, or None (logged) when it failed, was late or wrote nothing."""
+    try:
+        text = await within(conv.compactor.summarize(request), float(conv.compactor.timeout or 120.0))
+    except Late:
+        logger.warning("compaction skipped: the summariser took longer than its timeout; the call cuts instead")
+        return None
+    except Exception as exc:  # the summariser is user code: its failure must not lose the call
+        logger.warning(
+            "compaction skipped: the summariser raised %s: %s; the call cuts instead", type(exc).__name__, exc
+        )
+        return None
+    if not isinstance(text, str) or not text.strip():
+        logger.warning("compaction skipped: the summariser returned %s, not a summary", type(text).__name__)
+        return None
+    return text
+
+
+__all__ = ["SummaryRequest", "instruction", "plain", "summarise", "summary_call"]
