@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.stores.errors import StoreError
@@ -207,3 +209,22 @@ def test_admitted_prompt_is_the_largest_estimate_within_the_room() -> None:
         f = rng.choice([1.0, 1.0000001, 1.12, 1.15, 4.0, rng.uniform(1, 4)])
         p = admitted_prompt(room, f)
         assert math.ceil(p * f) <= room < math.ceil((p + 1) * f), (room, f, p)
+
+
+ratios_st = st.lists(st.floats(min_value=0.3, max_value=3.5, allow_nan=False), min_size=0, max_size=80)
+
+
+@given(batches=st.lists(ratios_st, max_size=6), window=st.integers(1, 40), trim=st.integers(0, 3))
+def test_merged_state_is_the_last_window_of_every_sample(batches: list[list[float]], window: int, trim: int) -> None:
+    # the reference: all samples in order, the last ``window`` kept, the (trim+1)-th largest
+    store = MemoryUsageRatios()
+    every: list[float] = []
+    for t, batch in enumerate(batches):
+        state = store.merge_usage_ratios(EST, MODEL, batch, window=window, now=float(t))
+        every += batch
+        assert state.ratios == tuple(every[-window:]) and state.samples == len(every)
+    kept = every[-window:]
+    want = 1.0 if len(kept) <= trim else max(1.0, sorted(kept)[-(trim + 1)])
+    assert factor_of(kept, trim) == want >= 1.0
+    if len(kept) > trim:  # at most ``trim`` of the kept ratios exceed the factor
+        assert sum(r > want for r in kept) <= trim
