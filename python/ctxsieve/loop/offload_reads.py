@@ -105,7 +105,7 @@ class OffloadReads(OffloadQuery):
             raise  # an outage is the application's to handle, not the model's
         except StoreError as exc:
             return _changed(handle, exc)
-        lines, kept = self._fit(lines)
+        lines, kept = self._fit(lines, self._lines_room(handle, info, limit))
         if kept < nxt - offset:
             nxt = offset + kept
         header = f"[{handle}: lines {offset}-{nxt - 1} of {info.lines}]"
@@ -210,10 +210,18 @@ class OffloadReads(OffloadQuery):
             shown.append(f"[output cut: {len(lines) - k} more lines; narrow the pattern or use ctx_read]")
         return "\n".join([header, *shown])
 
-    def _fit(self, lines: list[str]) -> tuple[list[str], int]:
-        """The leading ``lines`` within a read's token limit and how many of ``lines`` they are;
-        a first line that alone is over is clipped to fit."""
-        room = self.read_max_lines_tokens
+    def _lines_room(self, handle: str, info: BlobInfo, limit: int) -> int:
+        """A lines read's room: the limit less its header and footer, drafted with the largest
+        numbers they can hold, when they cost more than the NOTICE_ROOM kept for them (with
+        calibrated:o200k the two cost 85-90 tokens: the handle's 32 hex digits twice)."""
+        n = info.lines
+        draft = f'[{handle}: lines {n}-{n} of {n}]\n[{n} more lines: ctx_read("{handle}", offset={n}, limit={limit})]'
+        return min(self.read_max_lines_tokens, self.read_max_lines_tokens + NOTICE_ROOM - self.estimator.one(draft) - 2)
+
+    def _fit(self, lines: list[str], room: int | None = None) -> tuple[list[str], int]:
+        """The leading ``lines`` within ``room`` tokens (a read's token limit by default) and how
+        many of ``lines`` they are; a first line that alone is over is clipped to fit."""
+        room = self.read_max_lines_tokens if room is None else room
         k = lines_within(self.estimator, lines, room)
         if k or not lines:
             return lines[:k], k
