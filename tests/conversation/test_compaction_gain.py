@@ -3,9 +3,12 @@ expected remaining calls repay the cache its rewrite invalidates and the summari
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from ctxsieve import Conversation, Limits
+from ctxsieve.conversation.compaction import REWEIGH_GROWTH
 from ctxsieve.conversation.compaction_gain import (
     ANTHROPIC_5M,
     OPENAI,
@@ -162,3 +165,12 @@ def test_a_call_that_does_not_fit_compacts_whatever_the_rule_says():
     assert all(d["gain"] < 0 for d in decisions)  # it does not pay, and happens anyway
     assert summ.requests and all(c.summarized for c in conv.cuts)
     assert all(c.estimated_input_tokens <= c.limit.tokens for c in calls)
+
+
+def test_after_a_decline_the_rule_is_weighed_again_only_once_the_history_grew_by_a_tenth():
+    conv, calls, decisions, summ = _run(remaining=2, turns=20)
+    assert decisions and not summ.requests and not conv.cuts
+    weighed = [c for c in calls if "compaction" in c.report.counts]
+    assert len(weighed) == len(decisions) < len(calls) / 4  # not at every call past the threshold
+    history = [c.report.sections["history"] for c in weighed]
+    assert all(b >= REWEIGH_GROWTH * a for a, b in pairwise(history))

@@ -57,6 +57,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("ctxsieve.conversation")
 
+# after a decline the rule is weighed again once the older turns have grown by a tenth: weighing
+# walks the aged part (its unit boundaries, its new messages' identifiers), so weighing at every
+# call made a call's cost grow with the conversation; growth by a factor keeps it constant on
+# average (a geometric series of walks)
+REWEIGH_GROWTH = 1.1
 MAX_IDENTIFIERS = 300  # a bound on the summary's identifier list (most recent kept beyond it)
 
 
@@ -84,7 +89,7 @@ def compaction_room(conv: State, limit: InputLimit, with_tools: bool, context_du
     if history > room:
         return Room(_keep(conv, room), True, room, history)
     at = (conv.compaction or DEFAULT_POLICY).compact_at
-    if at is not None and history > at * room:
+    if at is not None and history > at * room and history >= REWEIGH_GROWTH * conv._declined_at:
         # an early compaction keeps cut_to of the threshold (of the room, it might keep it all)
         return Room(_keep(conv, int(at * room)), False, room, history)
     return None
@@ -98,6 +103,20 @@ def _first_task(conv: State, before: int) -> Message | None:
         if e.kind == "message" and e.message.role == "user":
             return e.message
     return None
+
+
+def _identifiers(conv: State, messages: list[Message]) -> list[str]:
+    """The identifiers of ``messages``, each message read once (by identity, holding it so the
+    id is not reused): an optional compaction that declines is weighed again at the next call,
+    and must not read the whole aged history again."""
+    memo = conv._identifiers
+    out: list[str] = []
+    for m in messages:
+        hit = memo.get(id(m))
+        if hit is None or hit[0] is not m:
+            hit = memo[id(m)] = (m, message_identifiers([m]))
+        out += hit[1]
+    return out
 
 
 def _record(conv: State, d: Decision) -> None:
@@ -135,7 +154,7 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         return None
     task_message = _first_task(conv, new_start) if parts.first_task is None else None
     task = parts.first_task if task_message is None else task_message.text
-    ids = list(dict.fromkeys((*parts.identifiers, *message_identifiers(aged))))[-MAX_IDENTIFIERS:]
+    ids = list(dict.fromkeys((*parts.identifiers, *_identifiers(conv, aged))))[-MAX_IDENTIFIERS:]
     earlier = parts.summaries
     fold = bool(earlier) and sum(conv._count([s for _, s in earlier])) > keep // 2
     span = f"messages {1 if fold else covered + 1}-{covered + len(aged)}"
@@ -180,6 +199,7 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
     if not policy.rule and not room.forced:
         decision = replace(decision, outcome="compacted")  # a plain threshold: compact regardless
     elif not room.forced and not decision.pays:
+        conv._declined_at = room.history
         _record(conv, decision)
         return None
     if verbatim > keep:
@@ -221,6 +241,8 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         )
         _record(conv, replace(decision, outcome="skipped"))
         return None
+    for m in aged:  # summarised: never read again
+        conv._identifiers.pop(id(m), None)
     if conv.history is not None:
         conv.history.archive(request.messages, body)
     shown.forget_before(first_turn)
@@ -239,4 +261,4 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
     return cut
 
 
-__all__ = ["MAX_IDENTIFIERS", "Room", "SummaryRequest", "compact", "compaction_room", "plain"]
+__all__ = ["MAX_IDENTIFIERS", "REWEIGH_GROWTH", "Room", "SummaryRequest", "compact", "compaction_room", "plain"]

@@ -92,6 +92,8 @@ class State:
         self.compaction: CompactionPolicy | None = compaction  # when to compact early (None: when a call must)
         self.compactions: list[Decision] = []  # every compaction decision, with its arithmetic
         self._compaction_report: Decision | None = None  # the last decision, for the next call's report
+        self._identifiers: dict[int, tuple[Message, tuple[str, ...]]] = {}  # per message, for compaction
+        self._declined_at = 0  # what the older turns held when the rule last declined
         self.history = history
         self.window_lookup = window_lookup
         self.snapshot_store = checked_snapshot_store(snapshot_store)
