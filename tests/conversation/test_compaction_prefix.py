@@ -73,6 +73,19 @@ def _same_prefix(last: Any, req: SummaryRequest, k: int) -> None:
     assert call.estimated_input_tokens <= call.limit.tokens
 
 
+def _unmarked(x: Any) -> Any:
+    """A body without its cache_control marks (they say where to cache, not what is sent)."""
+    if isinstance(x, dict):
+        return {k: _unmarked(v) for k, v in x.items() if k != "cache_control"}
+    if isinstance(x, list):
+        return [_unmarked(v) for v in x]
+    return x
+
+
+def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for m in body["messages"] for b in (m["content"] if isinstance(m["content"], list) else [m["content"]])]
+
+
 def test_an_early_compaction_sends_the_whole_last_request_then_the_instruction():
     pairs = _loop(_conv(early=True), 10)
     assert pairs
@@ -80,6 +93,12 @@ def test_an_early_compaction_sends_the_whole_last_request_then_the_instruction()
         _same_prefix(last, req, len(last.messages))
         # all of the last request is read from the cache
         assert req.call is not None and req.call.shared_prefix_tokens == last.prompt_tokens
+        # the Anthropic bodies, block by block: the last request's blocks open this one, and the
+        # block the last request marked (its end, where it wrote the cache) is marked here too
+        a, b = req.call.anthropic(max_tokens=512), last.anthropic(max_tokens=512)
+        mine, theirs = _blocks(a), _blocks(b)
+        assert _unmarked(mine[: len(theirs)]) == _unmarked(theirs) and len(mine) > len(theirs)
+        assert "cache_control" in theirs[-1] and "cache_control" in mine[len(theirs) - 1]
 
 
 def test_a_forced_compaction_sends_a_prefix_of_the_last_request_when_all_of_it_does_not_fit():
