@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ctxsieve.admission import ContextBudgetError, Limits, RunLimits, SystemPrompt, Turn
-from ctxsieve.conversation import Call, Conversation
+from ctxsieve.conversation import CachePricing, Call, CompactionPolicy, Conversation
 from ctxsieve.engine import ContextEngine, Gathered, Window
 from ctxsieve.errors import BudgetExceededError, ConfigError, ContextError, MissingExtraError
 from ctxsieve.kernels import backend
@@ -63,8 +63,10 @@ def load_engine(
 __all__ = [
     "Budget",
     "BudgetExceededError",
+    "CachePricing",
     "Call",
     "CallableSource",
+    "CompactionPolicy",
     "ConfigError",
     "ContextBudgetError",
     "ContextEngine",
