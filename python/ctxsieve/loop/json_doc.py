@@ -122,18 +122,21 @@ def kind(value: Any) -> str:
 _PLURAL = {"object": "objects", "array": "arrays", "str": "strings", "int": "ints", "float": "floats"}
 
 
-def shape(doc: Any, max_depth: int, max_lines: int = 400) -> list[str]:
+def shape(doc: Any, max_depth: int, max_lines: int = 400, memo: dict[int, Counter[str]] | None = None) -> list[str]:
     """One line per path down to ``max_depth`` levels (at most ``max_lines``): ``path: what``.
 
     Each entry of the work list is a path and the values found there: one value for a path of
-    the document itself, several for a path under ``[*]`` (one per sampled element that has it)."""
+    the document itself, several for a path under ``[*]`` (one per sampled element that has it).
+    ``memo`` keeps each array's element kinds across calls on the same document (the preview
+    tries one depth after another)."""
+    memo = {} if memo is None else memo
     lines: list[str] = []
     todo: list[tuple[Path, str, list[Any], int, int]] = [(None, "$", [doc], 1, 0)]
     while todo and len(lines) < max_lines:
         path, text, values, of, depth = todo.pop()
         kinds = Counter(kind(v) for v in values)
         many = of > 1 or len(values) > 1
-        line = f"{text}: {_what(values, kinds, many)}"
+        line = f"{text}: {_what(values, kinds, many, memo)}"
         if many and len(values) < of:
             line += f" (in {len(values)} of {of})"
         lines.append(line)
@@ -164,7 +167,7 @@ def _child(text: str, key: str) -> str:
     return path_text((None, key)).replace("$", text, 1)
 
 
-def _what(values: list[Any], kinds: Counter[str], many: bool) -> str:
+def _what(values: list[Any], kinds: Counter[str], many: bool, memo: dict[int, Counter[str]]) -> str:
     if not values:
         return ""
     if len(kinds) > 1:
@@ -184,7 +187,7 @@ def _what(values: list[Any], kinds: Counter[str], many: bool) -> str:
                 else f"arrays of {lengths[0]:,}"
             )
         # element kinds from the first COUNT_KINDS elements: a preview never walks a huge array
-        inner = Counter(kind(x) for x in v[:COUNT_KINDS])
+        inner = memo.get(id(v)) or memo.setdefault(id(v), Counter(kind(x) for x in v[:COUNT_KINDS]))
         seen = "" if len(v) <= COUNT_KINDS else f" (of the first {COUNT_KINDS:,})"
         if len(inner) == 1:
             (ik,) = inner

@@ -1,8 +1,10 @@
 """Offloader: tool results over a token limit leave the conversation but stay readable.
 
 A result over ``max_tokens`` is written whole to a ``BlobStore`` (chunk by chunk, so a 100 MB
-result is never copied whole) and replaced by its first ``preview_tokens`` and a handle. The
-agent reads the rest with ``ctx_read(handle, offset, limit)`` and ``ctx_grep(handle, pattern)``.
+result is never copied whole) and replaced by its first ``preview_tokens`` and a handle (a JSON
+object or array by its shape instead: paths, types, array lengths, first values). The agent
+reads the rest with ``ctx_read(handle, offset, limit)`` (by line, or with ``unit="chars"`` by
+character), ``ctx_grep(handle, pattern)`` and, for JSON, ``ctx_query(handle, path)``.
 ``offload(messages)`` does it for every result block of a conversation (provider messages are
 read and written back with the codecs of ``ctxsieve.messages``); ``cap(text)`` (or the ``wrap``
 decorator) and ``cap_message(message)`` do it as a tool's result is written, so one huge result
@@ -204,8 +206,9 @@ class Offloader(OffloadReads):
         head = "JSON shape (path: type, array length, first value):"
         best: list[str] = []
         previous: list[str] | None = None
+        memo: dict[int, Any] = {}  # the document stays alive meanwhile, so ids stay its arrays'
         for depth in range(1, MAX_PREVIEW_DEPTH + 1):
-            lines = [head, *shape(doc, depth)]
+            lines = [head, *shape(doc, depth, memo=memo)]
             if lines == previous:
                 break  # the document is no deeper
             previous = lines

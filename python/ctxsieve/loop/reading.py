@@ -1,4 +1,4 @@
-"""Reading offloaded results back: line ranges and grep, streamed chunk by chunk.
+"""Reading offloaded results back: line ranges, character ranges and grep, streamed chunk by chunk.
 
 Both work on a ``BlobStore`` one chunk (about 1 Mi chars) at a time, so reading a few lines of
 a 100 MB result touches one chunk, and grep holds one chunk plus the line it is in. Grep calls
