@@ -26,8 +26,9 @@ from ctxsieve.stores import open_store
 
 LARGE, SMALL = "support-large", "support-small"
 # sized so that the 30-turn script outgrows the large model's window (it cuts) and the
-# fallback to the small one cuts again; the ceiling is above both so the windows decide
-WINDOWS = {LARGE: 6_500, SMALL: 5_000}
+# fallback to the small one cuts again (5,000 stopped cutting once compaction kept the first task
+# and its summaries verbatim); the ceiling is above both so the windows decide
+WINDOWS = {LARGE: 6_500, SMALL: 4_500}
 LIMITS = Limits(input_ceiling=64_000, output_reserve=1_024, protocol_overhead=200)
 OFFLOAD_TOKENS, PREVIEW_TOKENS = 1_500, 300
 HANDLE = re.compile(r"ctx_[0-9a-f]{32}")
