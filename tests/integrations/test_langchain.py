@@ -97,12 +97,13 @@ def test_offloader_replaces_a_huge_result_and_keeps_ids(store: Any) -> None:
 def test_offload_leaves_read_results_alone(store: Any) -> None:
     off = Offloader(store, max_tokens=300, preview_tokens=50, adapter=LangChainAdapter())
     chat = [
-        call("a", "b"),
+        call("a", "b", "q"),
         ToolMessage(numbered(200), tool_call_id="a", name="fetch"),
         ToolMessage(numbered(200), tool_call_id="b", name="ctx_read"),
+        ToolMessage(numbered(200), tool_call_id="q", name="ctx_query"),  # a read tool too (issue 14 item 7)
     ]
     out = offload(off, chat)
-    assert HANDLE.search(out[1].content) and out[2] is chat[2] and out[0] is chat[0]
+    assert HANDLE.search(out[1].content) and out[2] is chat[2] and out[0] is chat[0] and out[3] is chat[3]
     assert HANDLE.search(off.offload(chat)[2].content)  # what plain offload() would have done
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -64,6 +65,33 @@ async def test_tools_listed_with_schemas_and_hints(store: Any) -> None:
     assert query is not None and query.read_only_hint is True
     remove = tools["memory_remove"].annotations
     assert remove is not None and remove.read_only_hint is False and remove.destructive_hint is True
+
+
+async def test_client_queries_and_pages_an_offloaded_json_result(store: Any) -> None:
+    """Issue 14 item 7 over the wire: a one-line JSON result is queried by path and read back
+    whole by character, by a client of a server that only shares the store."""
+    items = [{"id": i, "name": f"item {i}"} for i in range(2000)]
+    text = json.dumps({"items": items})
+    off = Offloader(store, max_tokens=300, preview_tokens=100)
+    capped = off.cap(text)
+    assert "$.items: array of 2,000, all objects" in capped
+    handle = HANDLE.search(capped).group(0)  # type: ignore[union-attr]
+    async with Client(mcp_server(store=store)) as client:
+        got = text_of(await client.call_tool("ctx_query", {"handle": handle, "path": "$.items[1998:].name"}))
+        assert got.splitlines()[1:] == ['$.items[1998].name = "item 1998"', '$.items[1999].name = "item 1999"']
+        pages, offset = [], 0
+        while True:
+            page = text_of(
+                await client.call_tool("ctx_read", {"handle": handle, "offset": offset, "limit": 5000, "unit": "chars"})
+            )
+            body, footer = page.split("\n", 1)[1].rsplit("\n", 1)
+            pages.append(body)
+            offset += len(body)
+            if footer.startswith("[end of "):
+                break
+        assert "".join(pages) == text
+        bad = text_of(await client.call_tool("ctx_query", {"handle": handle, "path": "$.items[?(@.id)]"}))
+        assert bad.startswith("error: path '$.items[?(@.id)]': filter expressions ([?...]) are not supported")
 
 
 async def test_client_reads_back_offloaded_text(store: Any) -> None:
