@@ -134,7 +134,8 @@ def test_openai_calls_carry_a_stable_prompt_cache_key() -> None:
 
 
 def test_a_given_key_is_sent_exactly_as_given_and_only_where_it_is_taken() -> None:
-    key = "tenant:acme/user 7 — long " + "k" * 200  # not a conversation id, and never altered to look like one
+    key = "tenant:acme/user 7 — " + "k" * 43  # 64 characters, not a conversation id, never altered to look like one
+    assert len(key) == 64
     conv = Conversation(system="s", provider="openai", prompt_cache_key=key)
     conv.add_user("q")
     assert conv.prepare().openai()["prompt_cache_key"] == key
@@ -146,6 +147,39 @@ def test_a_given_key_is_sent_exactly_as_given_and_only_where_it_is_taken() -> No
     ds = Conversation(system="s", provider="deepseek")
     ds.add_user("q")
     assert "prompt_cache_key" not in ds.prepare().openai()  # DeepSeek's API has no such parameter
+
+
+def test_a_key_openai_would_refuse_is_refused_never_cut() -> None:
+    # OpenAI answers 400 string_above_max_length past 64 characters (docs/providers.md)
+    with pytest.raises(ConfigError, match="the key given is 65 characters; openai takes at most 64"):
+        Conversation(provider="openai", prompt_cache_key="k" * 65)
+    with pytest.raises(ConfigError, match="the key given is 1000000 characters"):
+        Conversation(provider="openai", prompt_cache_key="k" * 1_000_000)
+    with pytest.raises(ConfigError, match=r"holds '\\ud800' at index 3, which UTF-8 cannot encode"):
+        Conversation(provider="openai", prompt_cache_key="abc\ud800")
+    # the default key is the conversation id: one longer than the key may be is refused, with the fix
+    with pytest.raises(ConfigError, match=r"the conversation id \(the default prompt_cache_key\) is 65 characters"):
+        Conversation(provider="openai", conversation_id="c" * 65)
+    conv = Conversation(system="s", provider="openai", conversation_id="c" * 65, prompt_cache_key="tenant-7")
+    conv.add_user("q")
+    assert conv.prepare().openai()["prompt_cache_key"] == "tenant-7"
+    ok = Conversation(system="s", provider="openai", conversation_id="c" * 64)
+    ok.add_user("q")
+    assert ok.prepare().responses()["prompt_cache_key"] == "c" * 64
+    # without a limit of its own a profile takes any length, still as given
+    proxy = ProviderProfile(name="proxy", cache_key=True)
+    long = Conversation(system="s", provider=proxy, prompt_cache_key="k" * 500)
+    long.add_user("q")
+    assert long.prepare().openai()["prompt_cache_key"] == "k" * 500
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("ttls", "1h"), ("cached_fields", "usage.cached"), ("model_minimums", "opus"), ("cache_key_max_chars", 0)],
+)
+def test_a_profile_field_of_the_wrong_shape_is_a_config_error(field: str, value: Any) -> None:
+    with pytest.raises(ConfigError, match=f"ProviderProfile.{field}: expected"):
+        ProviderProfile(name="p", **{field: value})
 
 
 def test_an_hour_of_anthropic_cache_marks_every_breakpoint() -> None:

@@ -242,6 +242,20 @@ def test_lone_surrogates_come_back_escaped(store: SQLiteStore) -> None:
     assert off.ctx_query(h, "$['k\\ud800']").splitlines()[1] == "$['k\\ud800'] = \"v\\udfff\""
 
 
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "8MB", None])
+def test_max_json_chars_is_checked(bad: object) -> None:
+    with pytest.raises(ValueError, match="max_json_chars: expected an int >= 0"):
+        Offloader(max_json_chars=bad)  # type: ignore[arg-type]
+
+
+def test_max_json_chars_zero_turns_json_handling_off(store: SQLiteStore) -> None:
+    off = Offloader(store, max_tokens=200, preview_tokens=50, max_json_chars=0)
+    capped = off.cap(records(50))
+    assert capped.startswith('{"count": 50') and "over the 0 that ctx_query parses" in off.ctx_query(
+        handle_of(capped), "$"
+    )
+
+
 def test_read_tools_are_three(store: SQLiteStore) -> None:
     names = [f.__name__ for f in Offloader(store).tools()]
     assert names == ["ctx_read", "ctx_grep", "ctx_query"]

@@ -50,15 +50,19 @@ def cache_settings(
 ) -> CacheSettings:
     """The settings of a conversation, checked. A profile that takes a cache key and no key
     given: the conversation id (stable for the conversation's life, and already checked to be
-    1-100 characters of ``A-Z a-z 0-9 _ -``). A key given is sent exactly as given."""
+    1-100 characters of ``A-Z a-z 0-9 _ -``). A key given is sent exactly as given; one the
+    provider cannot take (longer than ``cache_key_max_chars``, or not encodable as UTF-8) is a
+    ``ConfigError``, as is a conversation id too long to be the default key."""
     profile = resolve_profile(provider)
     if prompt_cache_key is not None:
         if not isinstance(prompt_cache_key, str) or not prompt_cache_key:
             raise ConfigError(f"prompt_cache_key: expected a non-empty str, got {prompt_cache_key!r}")
         if profile is not None and not profile.cache_key:
             raise ConfigError(f"prompt_cache_key: provider {profile.name!r} takes no prompt_cache_key")
+        _check_key(prompt_cache_key, profile, "the key given")
     key = prompt_cache_key
     if key is None and profile is not None and profile.cache_key:
+        _check_key(conversation_id, profile, "the conversation id (the default prompt_cache_key)")
         key = conversation_id
     if cache_ttl is not None:
         if profile is None or not profile.ttls:
@@ -71,6 +75,24 @@ def cache_settings(
             takes = ", ".join(map(repr, profile.ttls))
             raise ConfigError(f"cache_ttl: {profile.name} takes {takes}, got {cache_ttl!r}")
     return CacheSettings(profile, key, cache_ttl)
+
+
+def _check_key(key: str, profile: ProviderProfile | None, what: str) -> None:
+    # a key is an identity: one the provider would refuse is refused here, never cut or
+    # re-encoded to fit (two keys cut to one prefix would share a cache routing)
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(
+            f"prompt_cache_key: {what} holds {key[exc.start]!r} at index {exc.start}, which UTF-8 cannot encode "
+            "(a lone surrogate): it cannot be sent"
+        ) from None
+    if profile is not None and profile.cache_key_max_chars is not None and len(key) > profile.cache_key_max_chars:
+        fix = "give a shorter one" if what == "the key given" else "give prompt_cache_key= (a key of your own)"
+        raise ConfigError(
+            f"prompt_cache_key: {what} is {len(key)} characters; {profile.name} takes at most "
+            f"{profile.cache_key_max_chars} (it answers 400 otherwise, and a key is never cut): {fix}"
+        )
 
 
 def place_breakpoints(

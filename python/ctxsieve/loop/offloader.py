@@ -80,6 +80,9 @@ class Offloader(OffloadReads):
         for name, value in (("max_tokens", max_tokens), ("preview_tokens", preview_tokens)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: expected an int >= 1, got {value!r}")
+        if isinstance(max_json_chars, bool) or not isinstance(max_json_chars, int) or max_json_chars < 0:
+            # 0 turns JSON previews and ctx_query off
+            raise ValueError(f"max_json_chars: expected an int >= 0, got {max_json_chars!r}")
         if read_max_tokens is not None and (
             isinstance(read_max_tokens, bool)
             or not isinstance(read_max_tokens, int)

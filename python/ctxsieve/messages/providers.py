@@ -44,7 +44,8 @@ class ProviderProfile:
     not documented. ``breakpoints``: explicit cache marks a request may carry (Anthropic 4; 0:
     the provider matches prefixes on its own). ``lookback_blocks``: how many blocks before a
     mark the provider looks for an earlier cache entry (Anthropic 20). ``cache_key``: whether
-    the request takes a ``prompt_cache_key``. ``ttls``: retention values a request may ask for,
+    the request takes a ``prompt_cache_key``; ``cache_key_max_chars``: the longest key it takes
+    (OpenAI 64; a longer one is refused, never cut). ``ttls``: retention values a request may ask for,
     the default first (empty: none can be asked for). ``cached_fields``: the usage fields that
     report cached prompt tokens (documentation; admission reads every known field).
     ``reasoning``: which reasoning blocks go back (see ``REASONING_RULES``);
@@ -60,6 +61,7 @@ class ProviderProfile:
     breakpoints: int = 0
     lookback_blocks: int | None = None
     cache_key: bool = False
+    cache_key_max_chars: int | None = None
     ttls: tuple[str, ...] = ()
     cached_fields: tuple[str, ...] = ()
     reasoning: ReasoningRule = "all"
@@ -73,10 +75,14 @@ class ProviderProfile:
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"ProviderProfile.{field}: expected an int >= 0, got {value!r}")
-        for field in ("cache_increment", "lookback_blocks"):
+        for field in ("cache_increment", "lookback_blocks", "cache_key_max_chars"):
             value = getattr(self, field)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"ProviderProfile.{field}: expected an int >= 1 or None, got {value!r}")
+        for field in ("model_minimums", "ttls", "cached_fields"):
+            if not isinstance(getattr(self, field), tuple):
+                # a str would pass as a tuple of its characters ("1h" taking "1" and "h")
+                raise ConfigError(f"ProviderProfile.{field}: expected a tuple, got {getattr(self, field)!r}")
         for k, pair in enumerate(self.model_minimums):
             ok = isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and pair[0]
             if not ok or isinstance(pair[1], bool) or not isinstance(pair[1], int) or pair[1] < 0:
@@ -125,6 +131,8 @@ OPENAI = ProviderProfile(
     min_cacheable_tokens=1024,
     cache_increment=128,
     cache_key=True,
+    # the API answers 400 string_above_max_length past 64 characters (docs/providers.md)
+    cache_key_max_chars=64,
     ttls=("in_memory", "24h"),
     cached_fields=("prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens"),
     reasoning="current_turn",
