@@ -232,8 +232,15 @@ def table(peer_rounds: int = 3) -> None:
 
 if __name__ == "__main__":
     table()
-    # the shared-boilerplate rows (issue 15): the same engine, 20k and 40k, footer and template
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    # issue 15: warm with 5 % new candidates, build_many on 1 and 2 threads, memory; then each
+    # stage's share of a cold build and the shingling floor
+    from benches import stages
+    from benches.bench_steady import table as steady_table
+
+    steady_table()
+    stages.main([10_000, 100_000])
+    # the shared-boilerplate rows (issue 15): the same engine, 20k and 40k, footer and template
     from benches.bench_boilerplate import table as boilerplate_table
 
     boilerplate_table()

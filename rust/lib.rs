@@ -14,10 +14,13 @@ pub mod limits;
 pub mod order;
 pub mod text;
 pub mod unicode_tables;
+pub mod wrap;
 
 #[cfg(feature = "python")]
 mod py;
 #[cfg(feature = "python")]
 mod py_args;
+#[cfg(feature = "python")]
+mod py_build;
 #[cfg(feature = "python")]
 mod py_calibrated;

@@ -342,5 +342,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBm25Index>()?;
     m.add_function(wrap_pyfunction!(calibrated_estimate, m)?)?; // issue 7
     m.add_class::<PyKnownWords>()?; // issue 7
+    m.add_function(wrap_pyfunction!(crate::py_build::wrapper_texts, m)?)?; // issue 15
     Ok(())
 }

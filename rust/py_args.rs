@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString};
 
 use crate::limits::{MAX_BETA, MAX_COUNT};
 use crate::text;
@@ -103,6 +103,15 @@ pub fn float_arg(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
 pub fn floats_of(objs: &[Bound<'_, PyAny>], name: &str) -> PyResult<Vec<f64>> {
     let mut out = Vec::with_capacity(objs.len());
     for (i, obj) in objs.iter().enumerate() {
+        // an exact float runs no Python code and needs no name unless it fails: the name's
+        // format! per element cost more than the conversion (about 1 ms of a 10k build)
+        if let Ok(f) = obj.cast_exact::<PyFloat>() {
+            let f = f.value();
+            if f.is_finite() {
+                out.push(f);
+                continue;
+            }
+        }
         let f = float_arg(&format!("{name}[{i}]"), obj)?;
         if !f.is_finite() {
             return Err(PyValueError::new_err(format!(
@@ -195,7 +204,19 @@ pub fn count_arg(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 pub fn counts_of(objs: &[Bound<'_, PyAny>], name: &str) -> PyResult<Vec<u64>> {
     objs.iter()
         .enumerate()
-        .map(|(i, o)| Ok(bounded(&format!("{name}[{i}]"), o, 0, "")? as u64))
+        .map(|(i, o)| {
+            // an exact int runs no Python code: its name is made only for a message
+            if let Some(n) = o
+                .cast_exact::<PyInt>()
+                .ok()
+                .and_then(|n| n.extract::<u64>().ok())
+            {
+                if n <= MAX_COUNT {
+                    return Ok(n);
+                }
+            }
+            Ok(bounded(&format!("{name}[{i}]"), o, 0, "")? as u64)
+        })
         .collect()
 }
 
@@ -249,13 +270,19 @@ pub fn key_of<'a>(obj: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8
 pub fn texts_of<'a>(objs: &'a [Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Cow<'a, str>>> {
     objs.iter()
         .enumerate()
-        .map(|(i, o)| text_of(o, &format!("{name}[{i}]")))
+        .map(|(i, o)| match o.cast::<PyString>().map(|s| s.to_str()) {
+            Ok(Ok(t)) => Ok(Cow::Borrowed(t)), // the common case, without formatting a name
+            _ => text_of(o, &format!("{name}[{i}]")),
+        })
         .collect()
 }
 
 pub fn keys_of<'a>(objs: &'a [Bound<'_, PyAny>], name: &str) -> PyResult<Vec<Cow<'a, [u8]>>> {
     objs.iter()
         .enumerate()
-        .map(|(i, o)| key_of(o, &format!("{name}[{i}]")))
+        .map(|(i, o)| match o.cast::<PyString>().map(|s| s.to_str()) {
+            Ok(Ok(t)) => Ok(Cow::Borrowed(t.as_bytes())),
+            _ => key_of(o, &format!("{name}[{i}]")),
+        })
         .collect()
 }

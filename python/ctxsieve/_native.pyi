@@ -84,3 +84,10 @@ class KnownWords:
 def calibrated_estimate(texts: list[str], costs: list[int], known: KnownWords | None = None) -> list[int]: ...
 
 # --- end calibrated estimator (issue 7) ---
+
+# --- the build path's kernels (issue 15, rust/py_build.rs) ---
+__all__ += ["wrapper_texts"]
+
+def wrapper_texts(
+    ids: list[str], sources: list[str], kinds: list[str], citations: list[str | None]
+) -> list[str | None]: ...

@@ -37,26 +37,19 @@ from typing import Any
 import xxhash
 
 from ctxsieve.audience import Readers, visible
+from ctxsieve.kernels.build_reference import SEPARATOR as SEPARATOR  # what joins two blocks
+from ctxsieve.kernels.build_reference import wrapper_pair
 from ctxsieve.messages._common import allowed
 from ctxsieve.messages.model import MessageError
 from ctxsieve.messages.openai_chat import READ_ROLES
 from ctxsieve.types import ContextItem
 
 
-def _attr(value: str) -> str:
-    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-
-
-# What joins two blocks inside one message.
-SEPARATOR = "\n\n"
-
-
 def wrapper(item: ContextItem) -> tuple[str, str]:
-    """The text ``block`` puts before and after the item's content (none for an instruction)."""
-    if item.kind == "instruction":
-        return "", ""
-    cite = f' citation="{_attr(item.signals.citation)}"' if item.signals.citation else ""
-    return f'<context id="{_attr(item.id)}" source="{_attr(item.source)}" kind="{item.kind}"{cite}>\n', "\n</context>"
+    """The text ``block`` puts before and after the item's content (none for an instruction):
+    ``kernels.build_reference.wrapper_pair``, the one definition the budget's estimate
+    (``kernels.build.wrapper_texts``) shares."""
+    return wrapper_pair(item.id, item.source, item.kind, item.signals.citation)
 
 
 def block(item: ContextItem) -> str:

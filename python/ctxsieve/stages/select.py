@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ctxsieve.errors import BudgetExceededError, ContextError
 from ctxsieve.kernels import FILL_REASONS
 from ctxsieve.stages.candidates import Candidates
@@ -18,21 +20,17 @@ _KNOWN = frozenset(FILL_REASONS)
 def select(cands: Candidates, policy: Policy, budget: Budget, reserve: int = 0) -> list[int]:
     """Write the policy's reason into ``cands.reasons`` for every undecided item; returns the
     indices of the included items, in candidate order."""
-    open_ = [i for i, r in enumerate(cands.reasons) if r is None]
+    undecided = [r is None for r in cands.reasons]
+    open_ = list(compress(range(len(undecided)), undecided))
     if reserve >= budget.total:
         return _no_room(cands, open_, budget, reserve)
     room = Budget(budget.total - reserve, budget.caps, budget.min_items) if reserve else budget
     if len(open_) == len(cands):
         pool = Pool(cands.ids, cands.sources, cands.tokens, cands.final, cands.pinned, cands.deprecated)  # type: ignore[arg-type]
     else:
-        pool = Pool(
-            [cands.ids[i] for i in open_],
-            [cands.sources[i] for i in open_],
-            [cands.tokens[i] for i in open_],  # type: ignore[misc]
-            [cands.final[i] for i in open_],
-            [cands.pinned[i] for i in open_],
-            [cands.deprecated[i] for i in open_],
-        )
+        # compress (a C loop) rather than a comprehension per column: 6 x 0.4 ms at 10k
+        columns = (cands.ids, cands.sources, cands.tokens, cands.final, cands.pinned, cands.deprecated)
+        pool = Pool(*(list(compress(c, undecided)) for c in columns))  # type: ignore[arg-type]
     try:
         reasons = policy.select(pool, room)
     except BudgetExceededError as exc:

@@ -53,6 +53,8 @@ class Estimator:
     and skip the per-count checks; anything else is checked on every cold batch. The cache is
     cleared when it holds ``max_entries`` texts rather than kept as an LRU: eviction-order
     bookkeeping would cost more per lookup than re-estimating a few texts after a clear.
+    ``cached=False`` (``bytes/<n>``) counts every batch afresh: for a counter cheaper than a
+    dict lookup the cache only costs.
     ``count(texts, cache=False)`` reads the cache but adds nothing to it (one-off probes).
     """
 
@@ -66,6 +68,7 @@ class Estimator:
         trusted: bool = False,
         max_entries: int = 1 << 18,
         max_chars: int = 1 << 26,
+        cached: bool = True,
     ):
         self.name = name
         self.exact = exact
@@ -73,6 +76,10 @@ class Estimator:
         self.trusted = trusted
         self.max_entries = max_entries
         self.max_chars = max_chars
+        # bytes/<n> counts 100k texts in 11 ms natively; caching them cost 172 ms cold and 25 ms
+        # warm (dict.fromkeys, dict(zip), the size filter): a counter cheaper than a dict
+        # lookup is not cached (issue 15; CPU time, one run, loaded 2-core machine)
+        self.cached = cached
         self._fn = fn
         self._cache: dict[str, int] = {}
         self._chars = 0  # chars of text the cache holds
@@ -82,6 +89,11 @@ class Estimator:
         """The estimate of each text, in order."""
         if not isinstance(texts, list):
             texts = list(texts)
+        if not self.cached:
+            counts = self._fn(texts)
+            if not self.trusted or type(counts) is not list or len(counts) != len(texts):
+                counts = self._checked(counts, len(texts))
+            return counts  # type: ignore[no-any-return]
         # never re-read the cache after this first pass: another thread may clear it
         out: list[int | None] = list(map(self._cache.get, texts))
         if None not in out:

@@ -1,0 +1,205 @@
+"""The steady state of an agent loop (issue 15): warm rebuilds whose candidates are 95 % the
+same as the previous build's, ``build_many`` on one and two threads, and memory (peak RSS of a
+100k build, RSS across many consecutive builds).
+
+    pytest benches/bench_steady.py --benchmark-enable --benchmark-group-by=group
+    python benches/bench_steady.py               # one run: the rows of bench_engine's table
+
+"warm 95 %": the same engine builds again after 5 % of its candidates (spread over every
+source) were replaced by new ones (a new id, a new text, a new score), as a loop's retrieval
+changes a little between turns; "cold" is bench_engine's (token cache cleared every build).
+The replacements are made before the clock starts. ``CTXSIEVE_STEADY_BUILDS`` sets how many
+consecutive builds the memory row makes (default 10,000 in the table, 200 in the pytest test).
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxsieve import ContextEngine, ContextItem, Signals, backend
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benches.bench_engine import _WORDS, build_ours, check, corpus, median_ms, ours
+else:
+    from .bench_engine import _WORDS, build_ours, check, corpus, median_ms, ours
+
+CHANGED = 0.05  # the share of candidates a warm rebuild gets new
+QUERIES = [f"which refund rules apply to plan {k}" for k in range(8)]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Churn:
+    """Replaces ``CHANGED`` of an engine's candidates between builds, from texts made ahead."""
+
+    def __init__(self, engine: ContextEngine, seed: int = 11):
+        self.rng = random.Random(seed)
+        # the lists StaticSource proposes as they are: replacing an element changes the proposal
+        self.lists = [c.source.items for c in engine.configs if c.name != "system"]
+        self.slots = [(k, j) for k, lst in enumerate(self.lists) for j in range(len(lst))]
+        self.made = 0
+
+    def fresh(self, like: ContextItem) -> ContextItem:
+        self.made += 1
+        words = [self.rng.choice(_WORDS) for _ in range(self.rng.randint(40, 120))]
+        r = self.rng.random()
+        return ContextItem(
+            f"{like.source}-new{self.made}",
+            " ".join(words),
+            like.source,
+            like.kind,
+            like.stability,
+            self.rng.random() * (14 if like.source == "okf" else 1),
+            signals=Signals(stale=r < 0.05),
+            order_key=f"n{self.made:08d}",
+        )
+
+    def plan(self) -> list[tuple[int, int, ContextItem]]:
+        picks = self.rng.sample(self.slots, max(1, int(len(self.slots) * CHANGED)))
+        return [(k, j, self.fresh(self.lists[k][j])) for k, j in picks]
+
+    def apply(self, plan: list[tuple[int, int, ContextItem]]) -> None:
+        for k, j, item in plan:
+            self.lists[k][j] = item
+
+
+def warm_ms(n: int, rounds: int) -> tuple[float, float]:
+    """Median cold and warm-95 % build times at ``n`` candidates."""
+    engine = ours(corpus(n))
+    check(build_ours(engine, cold=True), n)
+    cold = median_ms(rounds, build_ours, engine, True)
+    churn = Churn(engine)
+    build_ours(engine, cold=False)
+    times = []
+    for _ in range(rounds):
+        plan = churn.plan()
+        churn.apply(plan)
+        t0 = time.perf_counter()
+        build_ours(engine, cold=False)
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return cold, times[len(times) // 2]
+
+
+def build_many_ms(n: int, workers: int, rounds: int) -> float:
+    engine = ours(corpus(n))
+    engine.build_many(QUERIES[:2], max_workers=workers)  # warm up: the same state for both
+    return median_ms(rounds, functools.partial(engine.build_many, QUERIES, max_workers=workers))
+
+
+def rss_kb() -> int:
+    """Resident set size now, from /proc (Linux); 0 where there is none."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    except OSError:
+        return 0
+
+
+def rss_over_builds(n: int, builds: int) -> list[tuple[int, int]]:
+    """(build number, RSS in KiB) at a few points of ``builds`` consecutive warm-95 % builds."""
+    engine = ours(corpus(n))
+    churn = Churn(engine)
+    marks = sorted({builds // 100, builds // 10, builds // 2, builds} - {0})
+    out = []
+    for b in range(1, builds + 1):
+        churn.apply(churn.plan())
+        build_ours(engine, cold=False)
+        if b in marks:
+            gc.collect()
+            out.append((b, rss_kb()))
+    return out
+
+
+PEAK = """
+import resource, sys
+sys.path.insert(0, {root!r})
+from benches.bench_engine import build_ours, check, corpus, ours
+engine = ours(corpus({n}))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+check(build_ours(engine, cold=True), {n})
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_rss_mb(n: int) -> tuple[float, float]:
+    """Peak RSS (MiB) of a fresh interpreter holding the corpus and engine, before and after
+    one cold build: the difference is what the build itself adds at its peak."""
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK.format(root=str(ROOT), n=n)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    before, after = (int(v) / 1024 for v in out)
+    return before, after
+
+
+# -- pytest-benchmark ----------------------------------------------------------------------------
+
+
+@pytest.mark.benchmark(group="steady-10k")
+def test_warm_95_10k(benchmark):
+    engine = ours(corpus(10_000))
+    churn = Churn(engine)
+    check(build_ours(engine, cold=False), 10_000)
+
+    def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        churn.apply(churn.plan())
+        return (engine, False), {}
+
+    benchmark.pedantic(build_ours, setup=setup, rounds=7, iterations=1)
+
+
+@pytest.mark.benchmark(group="steady-10k")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_build_many_10k(benchmark, workers):
+    engine = ours(corpus(10_000))
+    queries = QUERIES[:4]
+    windows = engine.build_many(queries, max_workers=workers)
+    assert [w.query for w in windows] == queries
+    for w in windows:
+        check(w, 10_000)
+    benchmark.pedantic(engine.build_many, args=(queries,), kwargs={"max_workers": workers}, rounds=3, iterations=1)
+
+
+def test_rss_flat_over_builds():
+    """No growth across consecutive builds: after the first tenth, RSS stays within 8 MiB
+    (caches are bounded; a leak of one small object per candidate would pass 8 MiB well
+    before the last build at 1k candidates)."""
+    builds = int(os.environ.get("CTXSIEVE_STEADY_BUILDS", "200"))
+    points = rss_over_builds(1_000, builds)
+    if points[-1][1] == 0:
+        pytest.skip("no /proc/self/statm on this platform")
+    settled = points[1][1] if len(points) > 1 else points[0][1]
+    assert points[-1][1] - settled < 8 * 1024, points
+
+
+# -- one run -------------------------------------------------------------------------------------
+
+
+def table() -> None:
+    print(f"\nsteady state (backend {backend()}):")
+    cold, warm = warm_ms(10_000, 21)
+    print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms)")
+    one = build_many_ms(10_000, 1, 5)
+    two = build_many_ms(10_000, 2, 5)
+    print(f"  build_many, {len(QUERIES)} queries at 10k: 1 thread {one:.1f} ms, 2 threads {two:.1f} ms:", end=" ")
+    print(f"{one / two:.2f}x")
+    before, after = peak_rss_mb(100_000)
+    print(f"  peak RSS, 100k: {before:.0f} MiB with corpus and engine, {after:.0f} MiB after a cold build")
+    builds = int(os.environ.get("CTXSIEVE_STEADY_BUILDS", "10000"))
+    points = rss_over_builds(1_000, builds)
+    shown = ", ".join(f"{b}: {kb / 1024:.1f}" for b, kb in points)
+    print(f"  RSS (MiB) over {builds} warm-95 % builds at 1k, after build n: {shown}")
+
+
+if __name__ == "__main__":
+    table()
