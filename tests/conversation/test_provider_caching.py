@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ctxsieve import Conversation, Limits
 from ctxsieve.conversation.caching import place_breakpoints
 from ctxsieve.errors import ConfigError
+from ctxsieve.messages import Message, Text, anthropic
 from ctxsieve.messages.providers import ANTHROPIC, ProviderProfile
 
 TOOL = {"type": "function", "function": {"name": "lookup", "description": "d", "parameters": {"type": "object"}}}
@@ -180,6 +181,26 @@ def test_a_key_openai_would_refuse_is_refused_never_cut() -> None:
 def test_a_profile_field_of_the_wrong_shape_is_a_config_error(field: str, value: Any) -> None:
     with pytest.raises(ConfigError, match=f"ProviderProfile.{field}: expected"):
         ProviderProfile(name="p", **{field: value})
+
+
+def test_no_mark_and_no_block_is_whitespace_only_text() -> None:
+    # Anthropic: "text content blocks must be non-empty", "... must contain non-whitespace
+    # text" (a message's only text), "cache_control cannot be set for empty text blocks"
+    conv = Conversation(system=" \n ", provider="anthropic")
+    conv.add(Message("user", (Text("real question"), Text("  \n"))))
+    first = conv.prepare().anthropic(max_tokens=8)
+    assert "system" not in first  # nothing but whitespace: not sent, and no mark spent on it
+    assert first["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "real question", "cache_control": {"type": "ephemeral"}}]}
+    ]
+    conv.record_response({"role": "assistant", "content": "\n\n"})
+    conv.add_user("\t")
+    call = conv.prepare()
+    body = call.anthropic(max_tokens=8)
+    blocks = [b for m in body["messages"] for b in m["content"]]
+    assert all(b["text"].strip() for b in blocks if b["type"] == "text")
+    assert [b["text"] for b in blocks if "cache_control" in b] == ["real question"]
+    assert anthropic.block_counts(call.sent_messages) == [1, 0, 0]  # what the look-back counts is what is written
 
 
 def test_an_hour_of_anthropic_cache_marks_every_breakpoint() -> None:

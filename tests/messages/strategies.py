@@ -60,16 +60,24 @@ chat_messages = st.one_of(
 
 # -- Anthropic: alternating roles (a tool message may be followed by a user one), no empty message
 
+# the API rejects a whitespace-only text block (the codec writes none): not drawn here
+_anthropic_texts = texts.filter(lambda t: not t.isspace())
 _anthropic_reasoning = st.builds(
     lambda t, s: Reasoning(t, signature=s, provider="anthropic"), st.text(max_size=10), st.none() | texts
 ) | st.builds(lambda d: Reasoning(redacted=True, data=d, provider="anthropic"), texts)
 _anthropic_user = st.builds(
-    lambda ps: Message("user", tuple(ps)), st.lists(texts.map(Text) | images, min_size=1, max_size=3)
+    lambda ps: Message("user", tuple(ps)), st.lists(_anthropic_texts.map(Text) | images, min_size=1, max_size=3)
 )
 _anthropic_results = st.builds(
     lambda rs: Message("tool", tuple(rs)),
     st.lists(
-        st.builds(ToolResult, ids, st.lists(texts.map(Text) | images, max_size=3).map(tuple), st.none(), st.booleans()),
+        st.builds(
+            ToolResult,
+            ids,
+            st.lists(_anthropic_texts.map(Text) | images, max_size=3).map(tuple),
+            st.none(),
+            st.booleans(),
+        ),
         min_size=1,
         max_size=3,
     ),
@@ -77,7 +85,7 @@ _anthropic_results = st.builds(
 _anthropic_assistant = st.builds(
     lambda rs, ts, cs: Message("assistant", (*rs, *map(Text, ts), *cs)),
     st.lists(_anthropic_reasoning, max_size=2),
-    st.lists(texts, max_size=2),
+    st.lists(_anthropic_texts, max_size=2),
     st.lists(calls(json_objects.map(lambda o: json.dumps(o, ensure_ascii=False, separators=(",", ":")))), max_size=2),
 ).filter(lambda m: bool(m.parts))
 _user_side = st.one_of(
@@ -91,7 +99,7 @@ _user_side = st.one_of(
 def anthropic_conversations(draw: st.DrawFn) -> list[Message]:
     out: list[Message] = []
     if draw(st.booleans()):
-        out.append(Message("system", tuple(map(Text, draw(st.lists(texts, min_size=1, max_size=3))))))
+        out.append(Message("system", tuple(map(Text, draw(st.lists(_anthropic_texts, min_size=1, max_size=3))))))
     for k in range(draw(st.integers(0, 6))):
         out += draw(_user_side) if k % 2 == 0 else [draw(_anthropic_assistant)]
     return out

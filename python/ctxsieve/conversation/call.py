@@ -136,6 +136,11 @@ class Call:
         profile = self.caching.profile
         return profile if profile is not None and profile.breakpoints else ANTHROPIC
 
+    def _anthropic_system(self) -> str:
+        # a whitespace-only system prompt is not sent to Anthropic: the API rejects a text block
+        # without non-whitespace text, and a cache mark on one (it says nothing either way)
+        return "" if self.system.isspace() else self.system
+
     def breakpoints(self) -> list[int]:
         """Indexes into ``messages`` that carry a ``cache_control`` breakpoint (the system
         prompt's comes on top when there is one): the previous call's end, this call's end,
@@ -143,12 +148,13 @@ class Call:
         rules = self._anthropic_rules()
         msgs = self.sent_messages
         counts = anthropic.block_counts(msgs, self.wire) if rules.lookback_blocks else [1] * len(msgs)
-        head = len(self.tools) + (1 if self.system else 0)
+        system = self._anthropic_system()
+        head = len(self.tools) + (1 if system else 0)
         return place_breakpoints(
             counts,
             head=head,
             previous_end=self.previous_end,
-            system=bool(self.system),
+            system=bool(system),
             max_marks=min(rules.breakpoints, MAX_BREAKPOINTS),
             lookback=rules.lookback_blocks,
         )
@@ -163,8 +169,8 @@ class Call:
         marks = self.breakpoints()
         _, msgs = anthropic.write(self.sent_messages, breakpoints=marks, cache=self.wire, ttl=ttl)
         body: dict[str, Any] = {"model": self.model, "messages": msgs}
-        if self.system:
-            body["system"] = [{"type": "text", "text": self.system, "cache_control": anthropic.cache_control(ttl)}]
+        if system := self._anthropic_system():
+            body["system"] = [{"type": "text", "text": system, "cache_control": anthropic.cache_control(ttl)}]
         if self.tools:
             body["tools"] = [anthropic_tool(t) for t in self.tools]
         if max_tokens is not None:

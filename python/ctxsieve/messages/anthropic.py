@@ -166,12 +166,19 @@ def _tool_use(call: ToolCall) -> dict[str, Any]:
     return {"type": "tool_use", "id": call.id, "name": call.name, "input": args}
 
 
+def _sendable(text: str) -> bool:
+    # the API rejects an empty text block ("text content blocks must be non-empty"), a
+    # whitespace-only one where it is a message's only text ("must contain non-whitespace
+    # text"), and cache_control on either: such a block says nothing, so it is not written
+    return not text.isspace() and bool(text)
+
+
 def _blocks(m: Message, where: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for k, p in enumerate(m.parts):
         at = f"{where}.parts[{k}]"
         if isinstance(p, Text):
-            if p.text:  # the API rejects an empty text block
+            if _sendable(p.text):
                 out.append({"type": "text", "text": p.text})
         elif isinstance(p, Image):
             out.append(_image_block(p, at))
@@ -203,7 +210,7 @@ def _result_blocks(r: ToolResult, where: str) -> str | list[dict[str, Any]]:
     for k, p in enumerate(r.parts):
         if isinstance(p, Image):
             out.append(_image_block(p, f"{where}.parts[{k}]"))
-        elif p.text:
+        elif _sendable(p.text):
             out.append({"type": "text", "text": p.text})
     return out
 
@@ -255,7 +262,7 @@ def write(
             for k, p in enumerate(m.parts):
                 if not isinstance(p, Text):
                     raise MessageError(f"{where}.parts[{k}]: the system prompt holds text only, got {type(p).__name__}")
-                if p.text:
+                if _sendable(p.text):
                     system_blocks.append({"type": "text", "text": p.text})
                     last = (system_blocks, len(system_blocks) - 1)
         else:
@@ -306,7 +313,7 @@ def block_counts(messages: Sequence[Message], cache: WireCache | None = None) ->
     for i, m in enumerate(messages):
         where = f"messages[{i}]"
         if m.role == "system":
-            out.append(sum(1 for p in m.parts if isinstance(p, Text) and p.text))
+            out.append(sum(1 for p in m.parts if isinstance(p, Text) and _sendable(p.text)))
         else:
             blocks = _blocks(m, where) if cache is None else cache.get("anthropic", m, lambda: _blocks(m, where))  # noqa: B023
             out.append(len(blocks))
