@@ -224,5 +224,9 @@ def _windowed(
             f'{SCAN_CHARS:,} chars per call): read on with ctx_read("{handle}", offset={at + stopped}, unit="chars")]'
         )
     elif len(found) == max_windows:
-        out.append(f"{n}: [more matches may follow char {at + found[-1][1]}: raise max_matches or narrow the pattern]")
+        nxt = at + found[-1][1]
+        out.append(
+            f"{n}: [more matches may follow char {nxt}: raise max_matches, narrow the pattern, or read on with "
+            f'ctx_read("{handle}", offset={nxt}, unit="chars")]'
+        )
     return out
