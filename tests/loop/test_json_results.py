@@ -118,6 +118,15 @@ def test_the_preview_of_a_json_result_is_its_shape(store: SQLiteStore) -> None:
     assert off.offload([{"role": "tool", "tool_call_id": "c", "content": preview}])[0]["content"] == preview
 
 
+def test_a_preview_too_small_for_one_path_is_the_texts_beginning(store: SQLiteStore) -> None:
+    off = Offloader(store, max_tokens=100, preview_tokens=20)
+    capped = off.cap(records(30))
+    assert capped.startswith('{"count": 30, "next": null,') and "JSON shape" not in capped
+    assert 'unit="chars")' in capped.splitlines()[-1]  # the one line goes on by character
+    shaped = Offloader(store, max_tokens=200, preview_tokens=40).cap(records(30)).splitlines()
+    assert shaped[:3] == ["JSON shape (path: type, array length, first value):", "$: object, 3 keys", "$.count: int 30"]
+
+
 def test_json_notice_fits_its_reserved_room() -> None:
     off = Offloader(max_tokens=1000, preview_tokens=100)
     from ctxsieve.stores import BlobInfo

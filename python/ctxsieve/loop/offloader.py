@@ -170,8 +170,9 @@ class Offloader(OffloadReads):
                 doc = load(text)
             except JsonQueryError:
                 doc = None  # not JSON after all: the preview is its beginning, as for any text
-            if isinstance(doc, (dict, list)):
-                return self._json_notice(doc, info)
+            shaped = self._json_notice(doc, info) if isinstance(doc, (dict, list)) else None
+            if shaped is not None:
+                return shaped
         est = self.estimator
         draft = self._text_notice(info, info.chars, "chars")
         room = min(self.preview_tokens, self.max_tokens - est.one(draft) - 1)
@@ -197,9 +198,10 @@ class Offloader(OffloadReads):
             f"ctx_read(handle, {where}) or search with ctx_grep]"
         )
 
-    def _json_notice(self, doc: Any, info: BlobInfo) -> str:
+    def _json_notice(self, doc: Any, info: BlobInfo) -> str | None:
         """The JSON's shape (paths, types, array lengths, first values) as deep as fits the
-        preview, then the notice pointing at ctx_query."""
+        preview, then the notice pointing at ctx_query; None when not one path fits (the text's
+        beginning is then the preview)."""
         est = self.estimator
         notice = (
             f"[... offloaded: JSON, {info.chars:,} chars. handle {info.blob_id}: select by path with "
@@ -220,7 +222,9 @@ class Offloader(OffloadReads):
                     best = lines[: lines_within(est, lines, room - 1)]
                 break
             best = lines
-        return "\n".join(best) + "\n" + notice if best else notice
+        if len(best) < 2:
+            return None
+        return "\n".join(best) + "\n" + notice
 
     def offload(self, messages: Sequence[Any]) -> list[Any]:
         """A copy of ``messages`` with every tool result block over ``max_tokens`` offloaded.
