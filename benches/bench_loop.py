@@ -1,6 +1,7 @@
 """Loop-helper benchmarks on the embedded SQLite store holding 100k records: offloading a
 tool result, session search, memory add/search/remove; ctx_grep and ctx_read over a 10 MB
-result, native against the reference kernel. Targets (DESIGN.md section 4, issue 5): each
+result, native against the reference kernel; a 101 KB one-line JSON result (its shape preview,
+every page by character, grep windows, ctx_query). Targets (DESIGN.md section 4, issue 5): each
 store call under 10 ms at 100k records, a 10 MB grep under 100 ms (native).
 
 Each benchmark checks its result, then its target from a few timed runs of its own (so the
@@ -12,6 +13,7 @@ check holds with ``--benchmark-disable`` too), then hands the call to pytest-ben
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import re
 import time
@@ -187,3 +189,63 @@ def test_read_middle_of_10mb(benchmark: Any, big: tuple[Offloader, str]) -> None
     benchmark.extra_info["median_ms"] = t * 1000
     benchmark.group = "loop-read-10mb"
     benchmark(off.ctx_read, handle, 100_000, 20)
+
+
+# -- large one-line JSON results (issue 14 item 7) ---------------------------------------------
+
+JSON_TARGET_S = 0.050  # a shape preview, a page, a query or the windows of one grep
+
+
+@pytest.fixture(scope="module")
+def one_line_json(tmp_path_factory: Any) -> tuple[Offloader, str, str]:
+    """A 101 KB API answer on one line, offloaded with the default limits."""
+    off = Offloader(open_store(tmp_path_factory.mktemp("json") / "j.db"))
+    items = [{"id": i, "name": f"item {i}", "status": "failed" if i % 97 == 5 else "ok"} for i in range(2030)]
+    text = json.dumps({"count": len(items), "items": items})
+    assert len(text) > 100_000 and "\n" not in text
+    return off, text, re.search(r"ctx_[0-9a-f]{32}", off.cap(text)).group(0)  # type: ignore[union-attr]
+
+
+def test_cap_one_line_json_with_its_shape(benchmark: Any, one_line_json: tuple[Offloader, str, str]) -> None:
+    off, text, _ = one_line_json
+    assert "$.items: array of 2,030, all objects" in off.cap(text)
+    benchmark.extra_info["median_ms"] = check_target(lambda: off.cap(text), JSON_TARGET_S, "cap JSON") * 1000
+    benchmark.group = "loop-json-101kb"
+    benchmark(off.cap, text)
+
+
+def test_read_every_char_of_one_line_json(benchmark: Any, one_line_json: tuple[Offloader, str, str]) -> None:
+    off, text, handle = one_line_json
+
+    def read_all() -> str:
+        pages, offset = [], 0
+        while True:
+            body, footer = off.ctx_read(handle, offset, 1_000_000, unit="chars").split("\n", 1)[1].rsplit("\n", 1)
+            pages.append(body)
+            offset += len(body)
+            if footer.startswith("[end of "):
+                return "".join(pages)
+
+    assert read_all() == text
+    benchmark.extra_info["median_ms"] = check_target(read_all, 2 * JSON_TARGET_S, "read all pages") * 1000
+    benchmark.group = "loop-json-101kb"
+    benchmark(read_all)
+
+
+@pytest.mark.parametrize("pattern", ['"id": 2029', "fail(ed)?"])
+def test_grep_windows_in_one_line_json(benchmark: Any, one_line_json: tuple[Offloader, str, str], pattern: str) -> None:
+    off, _, handle = one_line_json
+    assert "0: [chars " in off.ctx_grep(handle, pattern)
+    t = check_target(lambda: off.ctx_grep(handle, pattern), JSON_TARGET_S, f"grep windows {pattern}")
+    benchmark.extra_info["median_ms"] = t * 1000
+    benchmark.group = "loop-json-101kb"
+    benchmark(off.ctx_grep, handle, pattern)
+
+
+def test_query_one_line_json(benchmark: Any, one_line_json: tuple[Offloader, str, str]) -> None:
+    off, _, handle = one_line_json
+    assert off.ctx_query(handle, "$.items[-1].id").splitlines()[1] == "$.items[2029].id = 2029"
+    t = check_target(lambda: off.ctx_query(handle, "$..status", limit=50), JSON_TARGET_S, "ctx_query")
+    benchmark.extra_info["median_ms"] = t * 1000
+    benchmark.group = "loop-json-101kb"
+    benchmark(off.ctx_query, handle, "$..status", 0, 50)
