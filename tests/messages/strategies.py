@@ -60,10 +60,11 @@ chat_messages = st.one_of(
 
 # -- Anthropic: alternating roles (a tool message may be followed by a user one), no empty message
 
-# the API rejects a whitespace-only text block (the codec writes none): not drawn here
+# the API rejects a whitespace-only text block and a thinking block without its signature (the
+# codec writes neither): not drawn here
 _anthropic_texts = texts.filter(lambda t: not t.isspace())
 _anthropic_reasoning = st.builds(
-    lambda t, s: Reasoning(t, signature=s, provider="anthropic"), st.text(max_size=10), st.none() | texts
+    lambda t, s: Reasoning(t, signature=s, provider="anthropic"), st.text(max_size=10), texts
 ) | st.builds(lambda d: Reasoning(redacted=True, data=d, provider="anthropic"), texts)
 _anthropic_user = st.builds(
     lambda ps: Message("user", tuple(ps)), st.lists(_anthropic_texts.map(Text) | images, min_size=1, max_size=3)

@@ -48,15 +48,20 @@ def without_reasoning(m: Message) -> Message:
     return replace(m, parts=tuple(p for p in m.parts if not isinstance(p, Reasoning)))
 
 
-def _foreign(profile: ProviderProfile, m: Message) -> bool:
-    # a block goes back only to the provider that made it: another's is never sent (nor counted)
+def _unsendable(profile: ProviderProfile, p: Reasoning) -> bool:
+    # a block goes back only to the provider that made it: another's is never sent (nor
+    # counted); Anthropic refuses a thinking block without its signature, so its codec never
+    # writes one, and under its profile one is not counted either (without a profile that
+    # names whose blocks go back, the count keeps it: over, never under)
     src = profile.reasoning_from
-    return src is not None and any(isinstance(p, Reasoning) and p.provider != src for p in m.parts)
+    if src is not None and p.provider != src:
+        return True
+    return src == "anthropic" and not p.redacted and not p.signature
 
 
-def _own_only(profile: ProviderProfile, m: Message) -> Message:
-    src = profile.reasoning_from
-    return replace(m, parts=tuple(p for p in m.parts if not isinstance(p, Reasoning) or p.provider == src))
+def _sendable_only(profile: ProviderProfile, m: Message) -> Message:
+    parts = tuple(p for p in m.parts if not isinstance(p, Reasoning) or not _unsendable(profile, p))
+    return m if len(parts) == len(m.parts) else replace(m, parts=parts)
 
 
 def kept(profile: ProviderProfile | None, m: Message, *, turn_calls: bool, older: bool = False) -> Message:
@@ -68,7 +73,7 @@ def kept(profile: ProviderProfile | None, m: Message, *, turn_calls: bool, older
     rule = profile.reasoning
     if (rule == "tool_turns" and not turn_calls) or (rule == "current_turn" and older):
         return without_reasoning(m)
-    return _own_only(profile, m) if _foreign(profile, m) else m
+    return _sendable_only(profile, m)
 
 
 def render_view(

@@ -189,9 +189,13 @@ def _blocks(m: Message, where: str) -> list[dict[str, Any]]:
                 continue  # a reasoning block only goes back to the provider that made it
             if p.redacted:
                 out.append({"type": "redacted_thinking", "data": p.data or ""})
+            elif not p.signature:
+                # the API requires a thinking block's signature (a stream cut before its
+                # signature_delta leaves none): such a block cannot go back, so it is left out,
+                # as a block of an earlier turn may be (conversation.reasoning counts the same)
+                continue
             else:
-                block = {"type": "thinking", "thinking": p.text}
-                out.append(block if p.signature is None else {**block, "signature": p.signature})
+                out.append({"type": "thinking", "thinking": p.text, "signature": p.signature})
         else:
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": p.call_id}
             inner = _result_blocks(p, at)
