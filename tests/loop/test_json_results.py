@@ -268,3 +268,25 @@ def test_max_json_chars_zero_turns_json_handling_off(store: SQLiteStore) -> None
 def test_read_tools_are_three(store: SQLiteStore) -> None:
     names = [f.__name__ for f in Offloader(store).tools()]
     assert names == ["ctx_read", "ctx_grep", "ctx_query"]
+
+
+def test_a_window_search_stopped_by_its_scan_budget_says_where(store: SQLiteStore) -> None:
+    from ctxsieve.loop.grep_windows import Scan, windows
+    from ctxsieve.loop.reading import grep
+
+    line = "a" * 5000 + "b1" + "a" * 5000 + "b2"
+    # the VM (a class, not a literal) examines at most the budget, then says where it stopped
+    assert windows(line, "b[0-9]", 10, 5, Scan(left=3000)) == ([], 3000)
+    # centred on where the match ends (5002); the search resumes at the window's end (5007)
+    assert windows(line, "b[0-9]", 10, 5, Scan(left=6000)) == ([(4997, 5007)], 6005)
+    assert windows(line, "b[0-9]", 10, 5, Scan()) == ([(4997, 5007), (9994, 10004)], None)
+    # a literal is centred on its middle, found by str.find, which spends no budget
+    assert windows(line, "b1", 10, 5, Scan(left=0)) == ([(4996, 5006)], None)
+    off = Offloader(store, max_tokens=1000, preview_tokens=50)
+    info = store.blob_info(off.store_text("short\n" + line).blob_id)
+    assert info is not None
+    out, found = grep(store, info, "b[0-9]", context=0, max_matches=5, max_line_chars=100, window=10, scan=Scan(3000))
+    assert found == 1 and out == [
+        "1: [the search for windows stopped at char 3006 (it examines at most 4,194,304 chars per call): "
+        f'read on with ctx_read("{info.blob_id}", offset=3006, unit="chars")]'
+    ]
