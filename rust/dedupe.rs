@@ -43,6 +43,7 @@
 //!   ones, so each copy would walk past the earlier ones (quadratic in copies of a template).
 //!   (With kept-only lists, an item a walk skips for its size costs one entry.)
 
+use crate::dedupe_blocks::{Blocks, Marks};
 use crate::dedupe_index::{need, prepare, Lists, Prepared};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -124,12 +125,18 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
     }
     let mut prefixed = Lists::with_capacity(prefix_room.into_iter());
 
+    // 0 for an item without shingles, which never reaches the verification
+    let needs: Vec<usize> = sizes
+        .iter()
+        .map(|&a| if a == 0 { 0 } else { need(a, threshold) })
+        .collect();
     let mut duplicate_of = vec![-1i64; n];
     let mut by_id: HashMap<&[u8], usize> = HashMap::new();
     let mut by_hash: MixMap<usize> = MixMap::default();
-    // per visit r, stamped r + 1: the groups of the item being visited, and the candidates
-    // already verified, so neither needs clearing
-    let mut mark = vec![0u32; groups.count()];
+    // the groups of the item being visited, cleared after its visit, and the candidates
+    // already verified (stamped r + 1 in visit r, so never cleared)
+    let blocks = Blocks::build(&groups, n);
+    let mut marks = Marks::new(groups.count());
     let mut verified = vec![0u32; n];
 
     for (r, &i) in order.iter().enumerate() {
@@ -149,6 +156,7 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
             if !mine.is_empty() {
                 let stamp = r as u32 + 1;
                 let a_i = sizes[r];
+                let need_i = needs[r];
                 let mut marked = false;
                 let mut matches = |k: usize| -> bool {
                     if verified[k] == stamp {
@@ -156,21 +164,16 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
                     }
                     verified[k] = stamp;
                     let theirs = groups.of(k);
-                    let smaller = a_i.min(sizes[k]);
-                    if mine.len().min(theirs.len()) < need(smaller, threshold) {
+                    let o = if a_i <= sizes[k] { need_i } else { needs[k] };
+                    if mine.len().min(theirs.len()) < o {
                         return false; // not enough shared shingles to reach the threshold
                     }
                     if !marked {
-                        for &g in mine {
-                            mark[g as usize] = stamp;
-                        }
+                        marks.set(mine);
                         marked = true;
                     }
-                    let overlap = theirs
-                        .iter()
-                        .filter(|&&g| mark[g as usize] == stamp)
-                        .count();
-                    overlap as f64 / smaller as f64 >= threshold
+                    // overlap >= o exactly when the float test passes (see `need`)
+                    marks.holds_at_least(&blocks, k, theirs, o)
                 };
                 let mut bound = best.min(r);
                 // kept items larger than i: they hold a shingle of i's short prefix
@@ -196,11 +199,14 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
                             break;
                         }
                         let a_k = sizes[k];
-                        if a_k <= a_i && need(a_k, threshold) <= room && matches(k) {
+                        if a_k <= a_i && needs[k] <= room && matches(k) {
                             bound = k;
                             break;
                         }
                     }
+                }
+                if marked {
+                    marks.clear(mine);
                 }
                 if bound < r {
                     best = bound;

@@ -12,14 +12,16 @@ use rayon::prelude::*;
 /// items, small enough to sort in cache.
 const PARTITIONS: usize = 1024;
 
-/// The shingles that two or more items share, as groups numbered in ascending hash order.
+/// The shingles that two or more items share, as groups numbered in the global order:
+/// frequency (the number of items holding it, at least 2) ascending, then hash.
 ///
-/// `starts[g + 1] - starts[g]` is the number of items holding group `g` (its document
-/// frequency, at least 2), and `of_item[item_starts[r]..item_starts[r + 1]]` the groups of the
-/// item of rank `r`, sorted by the global order `(frequency, g)`: rarest first. Shingles held by
-/// one item only are left out: they cannot add to any overlap, and in the global order they come
+/// `freq[g]` is the frequency of group `g`, and `of_item[item_starts[r]..item_starts[r + 1]]`
+/// the groups of the item of rank `r` in ascending order: rarest first. Shingles held by one
+/// item only are left out: they cannot add to any overlap, and in the global order they come
 /// before every shared shingle (frequency 1), so a prefix of an item's full order is its unique
-/// shingles followed by a prefix of its shared ones.
+/// shingles followed by a prefix of its shared ones. Numbering groups in that order (rather than
+/// by hash) puts the shingles of one template or footer, which have about the same frequency,
+/// next to each other, so an item's common shingles fill a few 64-bit words (`dedupe_blocks`).
 ///
 /// How it got here (dedupe of 10k items of 150 words, native): one hash map from every shingle
 /// to the kept items holding it missed the cache on nearly every access (~170 ms); resolving
@@ -28,7 +30,7 @@ const PARTITIONS: usize = 1024;
 /// partitions by the top bits of the hash, each partition is sorted in cache (in parallel), and
 /// groups are handed to items with a counting sort, so nothing random touches a large table.
 pub struct Groups {
-    pub starts: Vec<u32>,
+    pub freq: Vec<u32>,
     pub item_starts: Vec<u32>,
     pub of_item: Vec<u32>,
 }
@@ -40,11 +42,11 @@ impl Groups {
     }
 
     pub fn frequency(&self, g: u32) -> u32 {
-        self.starts[g as usize + 1] - self.starts[g as usize]
+        self.freq[g as usize]
     }
 
     pub fn count(&self) -> usize {
-        self.starts.len() - 1
+        self.freq.len()
     }
 }
 
@@ -103,6 +105,25 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     }
     starts.push(members.len() as u32);
 
+    // the global order: a counting sort of the groups (hash order) by frequency, stable
+    let hash_freq: Vec<u32> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut freq_starts = vec![0u32; shingles.len() + 2];
+    for &f in &hash_freq {
+        freq_starts[f as usize + 1] += 1;
+    }
+    for f in 0..freq_starts.len() - 1 {
+        freq_starts[f + 1] += freq_starts[f];
+    }
+    let mut rank = vec![0u32; hash_freq.len()];
+    let mut freq = vec![0u32; hash_freq.len()];
+    for (g, &f) in hash_freq.iter().enumerate() {
+        let at = &mut freq_starts[f as usize];
+        rank[g] = *at;
+        freq[*at as usize] = f;
+        *at += 1;
+    }
+    drop(hash_freq);
+
     // counting sort of (item, group) by item
     let n = shingles.len();
     let mut item_starts = vec![0u32; n + 1];
@@ -116,18 +137,17 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     let mut of_item = vec![0u32; members.len()];
     for g in 0..starts.len() - 1 {
         for &m in &members[starts[g] as usize..starts[g + 1] as usize] {
-            of_item[cursor[m as usize] as usize] = g as u32;
+            of_item[cursor[m as usize] as usize] = rank[g];
             cursor[m as usize] += 1;
         }
     }
-    drop(members);
+    drop((members, starts, rank));
     let bounds: Vec<usize> = item_starts.iter().map(|&s| s as usize).collect();
-    let freq = |g: u32| starts[g as usize + 1] - starts[g as usize];
     split_at_starts(&mut of_item, &bounds)
         .into_par_iter()
-        .for_each(|mine| mine.sort_unstable_by_key(|&g| ((freq(g) as u64) << 32) | g as u64));
+        .for_each(|mine| mine.sort_unstable());
     Groups {
-        starts,
+        freq,
         item_starts,
         of_item,
     }
