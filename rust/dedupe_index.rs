@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 /// Number of partitions for finding shared shingles; each holds a few thousand pairs at 10k
 /// items, small enough to sort in cache.
-const PARTITIONS: usize = 1024;
+const PARTITION_BITS: u32 = 10;
+const PARTITIONS: usize = 1 << PARTITION_BITS;
 
 /// The shingles that two or more items share, as groups numbered in the global order:
 /// frequency (the number of items holding it, at least 2) ascending, then hash.
@@ -52,7 +53,7 @@ impl Groups {
 
 /// `shingles[r]` are the distinct shingle hashes of the item of rank `r`.
 pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
-    let bucket = |h: u64| (h >> 54) as usize; // top 10 bits
+    let bucket = |h: u64| (h >> (64 - PARTITION_BITS)) as usize; // the top bits
     let mut part_starts = vec![0usize; PARTITIONS + 1];
     for hs in shingles {
         for &h in hs {
@@ -76,8 +77,8 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     // each group starts within them
     let per_part: Vec<(Vec<u32>, Vec<u32>)> = parts
         .into_par_iter()
-        .map(|part| {
-            part.sort_unstable_by_key(|&(h, _)| h); // member order within a group does not matter
+        .map_init(Vec::new, |scratch, part| {
+            let part = sort_by_hash(part, scratch);
             let (mut members, mut starts) = (Vec::new(), Vec::new());
             let mut k = 0;
             while k < part.len() {
@@ -151,6 +152,44 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
         item_starts,
         of_item,
     }
+}
+
+/// The pairs of one partition in ascending hash order (member order within a hash does not
+/// matter): one counting pass on the hash bits below the partition's, then tiny sorts. Lost to
+/// it: `sort_unstable_by_key` on the whole partition (prepare of 40k plain candidates 303 ms
+/// CPU, against 263-276 ms; 20k 150 against 135).
+fn sort_by_hash<'a>(
+    part: &'a mut [(u64, u32)],
+    scratch: &'a mut Vec<(u64, u32)>,
+) -> &'a [(u64, u32)] {
+    if part.len() < 64 {
+        part.sort_unstable_by_key(|&(h, _)| h);
+        return part;
+    }
+    let bits = (usize::BITS - part.len().leading_zeros()).min(14); // ~1 pair per bucket
+    let (shift, mask) = (64 - PARTITION_BITS - bits, (1usize << bits) - 1);
+    let bucket = |h: u64| (h >> shift) as usize & mask;
+    let mut starts = vec![0u32; mask + 2];
+    for &(h, _) in part.iter() {
+        starts[bucket(h) + 1] += 1;
+    }
+    for b in 0..=mask {
+        starts[b + 1] += starts[b];
+    }
+    scratch.clear();
+    scratch.resize(part.len(), (0, 0));
+    let mut next = starts.clone();
+    for &(h, r) in part.iter() {
+        let at = &mut next[bucket(h)];
+        scratch[*at as usize] = (h, r);
+        *at += 1;
+    }
+    for w in starts.windows(2) {
+        if w[1] - w[0] > 1 {
+            scratch[w[0] as usize..w[1] as usize].sort_unstable_by_key(|&(h, _)| h);
+        }
+    }
+    scratch
 }
 
 /// `v[starts[p]..starts[p + 1]]` as separate mutable slices, for sorting them in parallel.
@@ -267,5 +306,30 @@ pub fn prepare(items: &[Item], order: &[usize], threshold: f64) -> Prepared {
         sizes,
         short,
         hashes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_come_out_in_hash_order_with_every_pair() {
+        let mut scratch = Vec::new();
+        for len in [0usize, 1, 63, 64, 1000, 20_000] {
+            // one partition: the same top bits, the rest spread, with repeats
+            let mut part: Vec<(u64, u32)> = (0..len as u64)
+                .map(|j| {
+                    let h = (j % 700).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> PARTITION_BITS;
+                    ((5 << (64 - PARTITION_BITS)) | h, j as u32)
+                })
+                .collect();
+            let mut expected = part.clone();
+            expected.sort_unstable();
+            let mut got = sort_by_hash(&mut part, &mut scratch).to_vec();
+            assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "{len}");
+            got.sort_unstable();
+            assert_eq!(got, expected, "{len}");
+        }
     }
 }

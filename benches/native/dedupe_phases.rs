@@ -1,11 +1,13 @@
 //! Native dedupe alone, and its preparation (shingle sets, shared groups, short prefixes)
-//! alone, over candidates read from a file: one per line, `score<TAB>pinned<TAB>history<TAB>id<TAB>text`
+//! alone, and the shingling floor (shingle sets alone, all cores), over candidates read from a file: one per line, `score<TAB>pinned<TAB>history<TAB>id<TAB>text`
 //! (`benches/bench_boilerplate.py --native` writes them). Best of 5, in ms and MB/s of text,
 //! beside the decisions' count, so a change of algorithm is timed without the Python boundary:
 //!
 //!     cargo run --release --example dedupe_phases -- candidates.tsv [more.tsv ...]
 use ctxsieve::dedupe::{dedupe, visit_order, Item};
 use ctxsieve::dedupe_index::prepare;
+use ctxsieve::text::shingle_set;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// CPU time of every thread of this process, in seconds (Linux): on a loaded machine the wall
@@ -56,6 +58,10 @@ fn main() {
             .collect();
         let bytes: usize = items.iter().map(|it| it.text.len()).sum();
         let order = visit_order(&items);
+        // the floor: shingle sets alone, on all cores, as prepare makes them
+        let (floor, floor_cpu, _) = best_of(5, || {
+            items.par_iter().map(|it| shingle_set(it.text).len()).sum()
+        });
         let (prep, prep_cpu, _) = best_of(5, || prepare(&items, &order, 0.8).sizes.len());
         let (all, all_cpu, dups) = best_of(5, || {
             dedupe(&items, 0.8)
@@ -65,13 +71,16 @@ fn main() {
                 .count()
         });
         println!(
-            "{path}: {} items, {dups} duplicates | wall: prepare {:.1} ms, dedupe {:.1} ms ({:.0} MB/s) | cpu: prepare {:.1} ms, dedupe {:.1} ms, visit {:.1} ms",
+            "{path}: {} items, {dups} duplicates | wall: shingles {:.1} ms, prepare {:.1} ms, dedupe {:.1} ms ({:.0} MB/s) | cpu: shingles {:.1} ms, prepare {:.1} ms, dedupe {:.1} ms ({:.0} MB/s), visit {:.1} ms",
             items.len(),
+            floor * 1e3,
             prep * 1e3,
             all * 1e3,
             bytes as f64 / all / 1e6,
+            floor_cpu * 1e3,
             prep_cpu * 1e3,
             all_cpu * 1e3,
+            bytes as f64 / all_cpu / 1e6,
             (all_cpu - prep_cpu) * 1e3
         );
     }
