@@ -72,16 +72,19 @@ def with_footer(c: Candidates) -> Candidates:
     return _retexted(c, [f"{t} {' '.join(FOOTER)}" for t in c.texts])
 
 
-def with_template(c: Candidates, share: float = 0.1, changed: int = 3, seed: int = 5) -> Candidates:
-    """The same candidates, ``share`` of them replaced by one 150-word template with ``changed``
-    words replaced at random (a form letter): each copy is a near-duplicate of the others."""
+def with_template(c: Candidates, share: float = 0.1, changed: tuple[int, int] = (4, 6), seed: int = 5) -> Candidates:
+    """The same candidates, ``share`` of them replaced by one 150-word template with between
+    ``changed[0]`` and ``changed[1]`` words replaced at random (a form letter). With 4 to 6
+    words changed, two copies are mostly just below the 0.8 threshold of each other and some
+    above it: the case prefix filtering cannot prune (with 3, nearly every copy is a duplicate
+    of the first; with 8, each copy's own shingles alone rule it out)."""
     rnd = random.Random(seed)
     vocab = vocabulary()
     template = [rnd.choice(vocab) for _ in range(150)]
     texts = list(c.texts)
     for i in rnd.sample(range(len(texts)), int(share * len(texts))):
         ws = list(template)
-        for _ in range(changed):
+        for _ in range(rnd.randint(*changed)):
             ws[rnd.randrange(len(ws))] = rnd.choice(vocab)
         texts[i] = " ".join(ws)
     return _retexted(c, texts)

@@ -10,16 +10,19 @@ use rayon::prelude::*;
 
 /// Number of partitions for finding shared shingles; each holds a few thousand pairs at 10k
 /// items, small enough to sort in cache.
-const PARTITIONS: usize = 1024;
+const PARTITION_BITS: u32 = 10;
+const PARTITIONS: usize = 1 << PARTITION_BITS;
 
-/// The shingles that two or more items share, as groups numbered in ascending hash order.
+/// The shingles that two or more items share, as groups numbered in the global order:
+/// frequency (the number of items holding it, at least 2) ascending, then hash.
 ///
-/// `starts[g + 1] - starts[g]` is the number of items holding group `g` (its document
-/// frequency, at least 2), and `of_item[item_starts[r]..item_starts[r + 1]]` the groups of the
-/// item of rank `r`, sorted by the global order `(frequency, g)`: rarest first. Shingles held by
-/// one item only are left out: they cannot add to any overlap, and in the global order they come
+/// `freq[g]` is the frequency of group `g`, and `of_item[item_starts[r]..item_starts[r + 1]]`
+/// the groups of the item of rank `r` in ascending order: rarest first. Shingles held by one
+/// item only are left out: they cannot add to any overlap, and in the global order they come
 /// before every shared shingle (frequency 1), so a prefix of an item's full order is its unique
-/// shingles followed by a prefix of its shared ones.
+/// shingles followed by a prefix of its shared ones. Numbering groups in that order (rather than
+/// by hash) puts the shingles of one template or footer, which have about the same frequency,
+/// next to each other, so an item's common shingles fill a few 64-bit words (`dedupe_blocks`).
 ///
 /// How it got here (dedupe of 10k items of 150 words, native): one hash map from every shingle
 /// to the kept items holding it missed the cache on nearly every access (~170 ms); resolving
@@ -28,7 +31,7 @@ const PARTITIONS: usize = 1024;
 /// partitions by the top bits of the hash, each partition is sorted in cache (in parallel), and
 /// groups are handed to items with a counting sort, so nothing random touches a large table.
 pub struct Groups {
-    pub starts: Vec<u32>,
+    pub freq: Vec<u32>,
     pub item_starts: Vec<u32>,
     pub of_item: Vec<u32>,
 }
@@ -40,17 +43,17 @@ impl Groups {
     }
 
     pub fn frequency(&self, g: u32) -> u32 {
-        self.starts[g as usize + 1] - self.starts[g as usize]
+        self.freq[g as usize]
     }
 
     pub fn count(&self) -> usize {
-        self.starts.len() - 1
+        self.freq.len()
     }
 }
 
 /// `shingles[r]` are the distinct shingle hashes of the item of rank `r`.
 pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
-    let bucket = |h: u64| (h >> 54) as usize; // top 10 bits
+    let bucket = |h: u64| (h >> (64 - PARTITION_BITS)) as usize; // the top bits
     let mut part_starts = vec![0usize; PARTITIONS + 1];
     for hs in shingles {
         for &h in hs {
@@ -74,8 +77,8 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     // each group starts within them
     let per_part: Vec<(Vec<u32>, Vec<u32>)> = parts
         .into_par_iter()
-        .map(|part| {
-            part.sort_unstable_by_key(|&(h, _)| h); // member order within a group does not matter
+        .map_init(Vec::new, |scratch, part| {
+            let part = sort_by_hash(part, scratch);
             let (mut members, mut starts) = (Vec::new(), Vec::new());
             let mut k = 0;
             while k < part.len() {
@@ -103,6 +106,25 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     }
     starts.push(members.len() as u32);
 
+    // the global order: a counting sort of the groups (hash order) by frequency, stable
+    let hash_freq: Vec<u32> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut freq_starts = vec![0u32; shingles.len() + 2];
+    for &f in &hash_freq {
+        freq_starts[f as usize + 1] += 1;
+    }
+    for f in 0..freq_starts.len() - 1 {
+        freq_starts[f + 1] += freq_starts[f];
+    }
+    let mut rank = vec![0u32; hash_freq.len()];
+    let mut freq = vec![0u32; hash_freq.len()];
+    for (g, &f) in hash_freq.iter().enumerate() {
+        let at = &mut freq_starts[f as usize];
+        rank[g] = *at;
+        freq[*at as usize] = f;
+        *at += 1;
+    }
+    drop(hash_freq);
+
     // counting sort of (item, group) by item
     let n = shingles.len();
     let mut item_starts = vec![0u32; n + 1];
@@ -116,21 +138,58 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     let mut of_item = vec![0u32; members.len()];
     for g in 0..starts.len() - 1 {
         for &m in &members[starts[g] as usize..starts[g + 1] as usize] {
-            of_item[cursor[m as usize] as usize] = g as u32;
+            of_item[cursor[m as usize] as usize] = rank[g];
             cursor[m as usize] += 1;
         }
     }
-    drop(members);
+    drop((members, starts, rank));
     let bounds: Vec<usize> = item_starts.iter().map(|&s| s as usize).collect();
-    let freq = |g: u32| starts[g as usize + 1] - starts[g as usize];
     split_at_starts(&mut of_item, &bounds)
         .into_par_iter()
-        .for_each(|mine| mine.sort_unstable_by_key(|&g| ((freq(g) as u64) << 32) | g as u64));
+        .for_each(|mine| mine.sort_unstable());
     Groups {
-        starts,
+        freq,
         item_starts,
         of_item,
     }
+}
+
+/// The pairs of one partition in ascending hash order (member order within a hash does not
+/// matter): one counting pass on the hash bits below the partition's, then tiny sorts. Lost to
+/// it: `sort_unstable_by_key` on the whole partition (prepare of 40k plain candidates 303 ms
+/// CPU, against 263-276 ms; 20k 150 against 135).
+fn sort_by_hash<'a>(
+    part: &'a mut [(u64, u32)],
+    scratch: &'a mut Vec<(u64, u32)>,
+) -> &'a [(u64, u32)] {
+    if part.len() < 64 {
+        part.sort_unstable_by_key(|&(h, _)| h);
+        return part;
+    }
+    let bits = (usize::BITS - part.len().leading_zeros()).min(14); // ~1 pair per bucket
+    let (shift, mask) = (64 - PARTITION_BITS - bits, (1usize << bits) - 1);
+    let bucket = |h: u64| (h >> shift) as usize & mask;
+    let mut starts = vec![0u32; mask + 2];
+    for &(h, _) in part.iter() {
+        starts[bucket(h) + 1] += 1;
+    }
+    for b in 0..=mask {
+        starts[b + 1] += starts[b];
+    }
+    scratch.clear();
+    scratch.resize(part.len(), (0, 0));
+    let mut next = starts.clone();
+    for &(h, r) in part.iter() {
+        let at = &mut next[bucket(h)];
+        scratch[*at as usize] = (h, r);
+        *at += 1;
+    }
+    for w in starts.windows(2) {
+        if w[1] - w[0] > 1 {
+            scratch[w[0] as usize..w[1] as usize].sort_unstable_by_key(|&(h, _)| h);
+        }
+    }
+    scratch
 }
 
 /// `v[starts[p]..starts[p + 1]]` as separate mutable slices, for sorting them in parallel.
@@ -247,5 +306,30 @@ pub fn prepare(items: &[Item], order: &[usize], threshold: f64) -> Prepared {
         sizes,
         short,
         hashes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_come_out_in_hash_order_with_every_pair() {
+        let mut scratch = Vec::new();
+        for len in [0usize, 1, 63, 64, 1000, 20_000] {
+            // one partition: the same top bits, the rest spread, with repeats
+            let mut part: Vec<(u64, u32)> = (0..len as u64)
+                .map(|j| {
+                    let h = (j % 700).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> PARTITION_BITS;
+                    ((5 << (64 - PARTITION_BITS)) | h, j as u32)
+                })
+                .collect();
+            let mut expected = part.clone();
+            expected.sort_unstable();
+            let mut got = sort_by_hash(&mut part, &mut scratch).to_vec();
+            assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "{len}");
+            got.sort_unstable();
+            assert_eq!(got, expected, "{len}");
+        }
     }
 }

@@ -1,0 +1,87 @@
+//! Native dedupe alone, and its preparation (shingle sets, shared groups, short prefixes)
+//! alone, and the shingling floor (shingle sets alone, all cores), over candidates read from a file: one per line, `score<TAB>pinned<TAB>history<TAB>id<TAB>text`
+//! (`benches/bench_boilerplate.py --native` writes them). Best of 5, in ms and MB/s of text,
+//! beside the decisions' count, so a change of algorithm is timed without the Python boundary:
+//!
+//!     cargo run --release --example dedupe_phases -- candidates.tsv [more.tsv ...]
+use ctxsieve::dedupe::{dedupe, visit_order, Item};
+use ctxsieve::dedupe_index::prepare;
+use ctxsieve::text::shingle_set;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// CPU time of every thread of this process, in seconds (Linux): on a loaded machine the wall
+/// time of a run also counts the time other processes held the cores.
+fn cpu_seconds() -> f64 {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").expect("Linux /proc") {
+        let stat =
+            std::fs::read_to_string(task.unwrap().path().join("schedstat")).unwrap_or_default();
+        ns += stat
+            .split(' ')
+            .next()
+            .and_then(|f| f.parse().ok())
+            .unwrap_or(0);
+    }
+    ns as f64 * 1e-9
+}
+
+/// Best of `rounds`: (wall seconds, CPU seconds, result).
+fn best_of<F: FnMut() -> usize>(rounds: usize, mut f: F) -> (f64, f64, usize) {
+    let (mut wall, mut cpu) = (f64::INFINITY, f64::INFINITY);
+    let mut out = 0;
+    for _ in 0..rounds {
+        let (t0, c0) = (Instant::now(), cpu_seconds());
+        out = f();
+        cpu = cpu.min(cpu_seconds() - c0);
+        wall = wall.min(t0.elapsed().as_secs_f64());
+    }
+    (wall, cpu, out)
+}
+
+fn main() {
+    for path in std::env::args().skip(1) {
+        let data = std::fs::read_to_string(&path).expect("readable UTF-8 file");
+        let items: Vec<Item> = data
+            .lines()
+            .map(|line| {
+                let f: Vec<&str> = line.splitn(5, '\t').collect();
+                assert_eq!(f.len(), 5, "score, pinned, history, id, text");
+                Item {
+                    score: f[0].parse().expect("a float score"),
+                    pinned: f[1] == "1",
+                    history: f[2] == "1",
+                    id: f[3].as_bytes(),
+                    text: f[4],
+                }
+            })
+            .collect();
+        let bytes: usize = items.iter().map(|it| it.text.len()).sum();
+        let order = visit_order(&items);
+        // the floor: shingle sets alone, on all cores, as prepare makes them
+        let (floor, floor_cpu, _) = best_of(5, || {
+            items.par_iter().map(|it| shingle_set(it.text).len()).sum()
+        });
+        let (prep, prep_cpu, _) = best_of(5, || prepare(&items, &order, 0.8).sizes.len());
+        let (all, all_cpu, dups) = best_of(5, || {
+            dedupe(&items, 0.8)
+                .duplicate_of
+                .iter()
+                .filter(|&&d| d >= 0)
+                .count()
+        });
+        println!(
+            "{path}: {} items, {dups} duplicates | wall: shingles {:.1} ms, prepare {:.1} ms, dedupe {:.1} ms ({:.0} MB/s) | cpu: shingles {:.1} ms, prepare {:.1} ms, dedupe {:.1} ms ({:.0} MB/s), visit {:.1} ms",
+            items.len(),
+            floor * 1e3,
+            prep * 1e3,
+            all * 1e3,
+            bytes as f64 / all / 1e6,
+            floor_cpu * 1e3,
+            prep_cpu * 1e3,
+            all_cpu * 1e3,
+            bytes as f64 / all_cpu / 1e6,
+            (all_cpu - prep_cpu) * 1e3
+        );
+    }
+}
