@@ -1,9 +1,16 @@
-"""Every shipped profile bounds its family's true counts on the held-out corpus.
+"""Every shipped profile bounds its family's true counts on corpora it was not fitted on.
 
-Every family is held to the issue-7 targets (at most 1 % of documents under-counted, by at most
-5 %, mean over-count at most 20 %); the corpus was never fitted on."""
+The held-out split of the mixed corpus (its fit and tune splits are in the fit corpus): at most
+1 % of documents under-counted, by at most 5 %, mean over-count at most 30 % (the profiles refitted
+for issue 16 bound the agent corpus too, and over-count 19-27 % here). The check corpus
+(``benches/data/check.jsonl``, written apart from the fit corpus, adversarial shapes included):
+every under-count within 5 %, at most 5 % of documents under (cl100k 4.0 %: brackets around
+every word, hex dumps, base64), mean over-count at most 30 % (docs/tokenizers.md)."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +19,13 @@ from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.packaged import FAMILIES
 
 # (max share of documents under-counted, max under-count, max mean over-count)
-TARGETS = (0.01, 0.05, 0.20)
+TARGETS = (0.01, 0.05, 0.30)
 LIMITS = {family: TARGETS for family in FAMILIES}
-# "any" must bound every family as tightly; it over-counts a lot (docs/tokenizers.md: 20-76 %)
-ANY_LIMITS = (0.01, 0.05, 0.80)
+# "any" must bound every family as tightly; it over-counts a lot (docs/tokenizers.md: 24-84 %)
+ANY_LIMITS = (0.01, 0.05, 0.90)
+CHECK = Path(__file__).resolve().parents[2] / "benches" / "data" / "check.jsonl"
+CHECK_LIMITS = (0.05, 0.05, 0.30)
+CHECK_ANY_LIMITS = (0.05, 0.05, 0.90)
 
 
 def test_every_family_has_a_profile() -> None:
@@ -27,6 +37,18 @@ def test_profile_bounds_its_family(family: str, heldout, load_family) -> None:  
     texts = [d["text"] for d in heldout]
     truth = load_family(family).count(texts)
     for name, (share, worst, over) in ((family, LIMITS[family]), ("any", ANY_LIMITS)):
+        m = measure(get_estimator(f"calibrated:{name}")(texts), truth)
+        assert m["under_share"] <= share, (name, m)
+        assert m["worst_under"] <= worst, (name, m)
+        assert m["mean_over"] <= over, (name, m)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_profile_bounds_the_check_corpus(family: str, load_family) -> None:  # type: ignore[no-untyped-def]
+    with open(CHECK, encoding="utf-8") as f:
+        texts = [json.loads(line)["text"] for line in f if line.strip()]
+    truth = load_family(family).count(texts)
+    for name, (share, worst, over) in ((family, CHECK_LIMITS), ("any", CHECK_ANY_LIMITS)):
         m = measure(get_estimator(f"calibrated:{name}")(texts), truth)
         assert m["under_share"] <= share, (name, m)
         assert m["worst_under"] <= worst, (name, m)

@@ -1,0 +1,94 @@
+"""Fitting by category: byte caps for weakly supported scripts, margins from held-out categories."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ctxsieve.kernels.calibrated import FEATURES
+from ctxsieve.tokenizers import fit_groups as fg
+
+DOC, LOWER, CJK = FEATURES.index("doc"), FEATURES.index("lower"), FEATURES.index("u3_cjk")
+
+
+def _rows(*docs: dict[int, int]) -> np.ndarray:
+    out = np.zeros((len(docs), len(FEATURES)), dtype=np.int64)
+    for r, d in enumerate(docs):
+        out[r, DOC] = 1
+        for i, n in d.items():
+            out[r, i] = n
+    return out
+
+
+def test_a_script_one_category_uses_costs_its_byte_length() -> None:
+    # CJK only in category 1: capped at 3 tokens a character, not fitted
+    rows = _rows({LOWER: 40}, {LOWER: 80}, {CJK: 10}, {CJK: 20})
+    truth = np.array([10, 20, 12, 24])
+    chars = rows[:, 1:].sum(axis=1)
+    cats = np.array([0, 0, 1, 1])
+    assert CJK in fg.weak_classes(rows, chars, cats, np.ones(4, dtype=bool))
+    costs = fg.fit_costs(rows, truth, chars, cats)
+    assert costs[CJK] == 3.0
+    # the same CJK text in a second category: supported, so fitted (1.2 a character bounds both)
+    cats2 = np.array([0, 0, 1, 2])
+    assert CJK not in fg.weak_classes(rows, chars, cats2, np.ones(4, dtype=bool))
+    costs2 = fg.fit_costs(rows, truth, chars, cats2)
+    assert costs2[CJK] < 3.0
+    assert (fg.estimates(rows, fg.fixed_point(costs2, 0.0)) >= truth).all()
+
+
+def test_fixed_costs_are_kept_and_the_rest_still_bounds() -> None:
+    rng = np.random.default_rng(3)
+    rows = _rows(*({LOWER: int(rng.integers(1, 200)), CJK: int(rng.integers(0, 50))} for _ in range(60)))
+    truth = (rows[:, LOWER] * 0.3 + rows[:, CJK] * 1.1 + rng.integers(0, 5, 60)).astype(np.int64) + 1
+    costs = fg.solve_with_fixed(rows, truth, {CJK: 2.0})
+    assert costs[CJK] == 2.0
+    assert (rows @ costs >= truth - 1e-6).all()
+    free = fg.solve_with_fixed(rows, truth, {})
+    assert (rows @ free >= truth - 1e-6).all()
+    # the fixed cost changes the solution: the free fit prices CJK lower than 2
+    assert free[CJK] < 2.0
+
+
+def _synthetic(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    docs, truth, cats = [], [], []
+    for cat, rate in enumerate((0.25, 0.28, 0.31, 0.35)):
+        for _ in range(30):
+            n = int(rng.integers(20, 400))
+            docs.append({LOWER: n})
+            truth.append(int(np.ceil(n * rate * rng.uniform(0.9, 1.1))))
+            cats.append(cat)
+    rows = _rows(*docs)
+    return rows, np.array(truth), rows[:, 1:].sum(axis=1), np.array(cats)
+
+
+def test_held_out_estimates_never_see_their_own_counts() -> None:
+    rows, truth, chars, cats = _synthetic(1)
+    est, margins = fg.holdout_estimates(rows, truth, chars, cats)
+    changed = truth.copy()
+    changed[cats == 3] *= 5  # the held-out category's counts play no part in its estimates
+    est2, margins2 = fg.holdout_estimates(rows, changed, chars, cats)
+    assert (est[cats == 3] == est2[cats == 3]).all()
+    assert margins[3] == margins2[3]
+    assert not (est[cats != 3] == est2[cats != 3]).all()  # it does shape the other folds
+
+
+def test_margin_is_the_smallest_that_meets_the_held_out_criterion() -> None:
+    rows, truth, chars, cats = _synthetic(2)
+    m = fg.choose_margin(rows, truth, chars, cats)
+    assert m > 0  # the costliest category is under-counted when left out at margin 0
+
+    def under(margin: float) -> float:
+        est, _ = fg.holdout_estimates(rows, truth, chars, cats, margin=margin)
+        return float(((est < truth) & (truth > 0)).mean())
+
+    assert under(m) <= fg.LOCO_UNDER_SHARE
+    smaller = [x for x in fg.LOCO_MARGINS if x < m]
+    assert smaller and under(smaller[-1]) > fg.LOCO_UNDER_SHARE
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.07])
+def test_fixed_point_rounds_up_after_the_margin(margin: float) -> None:
+    v = fg.fixed_point(np.array([0.0001, 1.0, 2.5]), margin)
+    assert list(v) == [1, int(np.ceil(1000 * (1 + margin) - 1e-9)), int(np.ceil(2500 * (1 + margin) - 1e-9))]
