@@ -111,3 +111,29 @@ def test_something_that_is_no_usage_payload_is_named_and_the_estimate_stands() -
         u = build(bad)
         assert (u.source, u.input_tokens, u.cached_input_tokens) == ("estimate", 900, None)
         assert u.ignored == (f"usage: expected a mapping or an SDK usage object, got {type(bad).__name__}",)
+
+
+def test_a_details_object_of_the_wrong_shape_is_named_not_skipped() -> None:
+    u = build({**shapes.OPENAI_CHAT_USAGE, "prompt_tokens_details": "1920 cached"})
+    assert u.ignored == ("usage.prompt_tokens_details: expected an object, got str",)
+    assert (u.input_tokens, u.cached_input_tokens) == (2006, None)
+    u = build({"input_tokens": 40, "input_tokens_details": [7]})
+    assert u.ignored == ("usage.input_tokens_details: expected an object, got list",)
+
+
+def test_a_payload_with_no_usage_field_at_all_is_named() -> None:
+    # the whole response passed as its usage (one level too high): nothing is read, and it says so
+    u = build({"usage": shapes.OPENAI_CHAT_USAGE, "id": "chatcmpl-1"})
+    assert (u.source, u.input_tokens) == ("estimate", 900)
+    assert u.ignored == ("usage: no usage field found (keys: 'id', 'usage')",)
+    assert build({}).ignored == ()  # an empty usage says nothing, and is not wrong
+
+
+def test_deepseek_hit_and_miss_that_do_not_add_up_are_not_believed() -> None:
+    u = build({**shapes.DEEPSEEK_USAGE, "prompt_cache_miss_tokens": 500})
+    assert u.cached_input_tokens is None and u.input_tokens == 1200
+    assert u.ignored == (
+        "usage: prompt_cache_hit_tokens 1024 + prompt_cache_miss_tokens 500 != prompt_tokens 1200; "
+        "the cached count is not used",
+    )
+    assert build(shapes.DEEPSEEK_USAGE).cached_input_tokens == 1024

@@ -16,8 +16,10 @@ Every provider reports the prompt's size differently (sources in docs/providers.
 The fields are told apart by their names, so no provider has to be named. ``prompt`` below is
 always the whole prompt the provider processed, cached or not: that is what
 ``RequestUsage.input_tokens`` holds. A field that is there but is not an int >= 0 (a str, a
-bool, a negative number) is not used: it is named in ``ignored`` and the number counts as not
-reported.
+bool, a negative number, NaN) is not used: it is named in ``ignored`` and the number counts as
+not reported; so is a details object that is not an object, and a payload with none of these
+fields (the whole response passed as its usage). Cached counts that cannot be right (more than
+the prompt; DeepSeek's hit + miss not adding up to it) are named and not used.
 
 >>> n = usage_numbers({"input_tokens": 50, "cache_read_input_tokens": 900,
 ...                    "cache_creation_input_tokens": 100, "output_tokens": 7})
@@ -59,8 +61,16 @@ class _Reader:
 
     def raw(self, path: str) -> Any:
         node = self.usage
-        for key in path.split("."):
+        keys = path.split(".")
+        for k, key in enumerate(keys):
             if node is None:
+                return _MISSING
+            if k and isinstance(node, (str, bytes, int, float, list, tuple)):
+                # a details object that is something else: named, not read through
+                where = f"usage.{'.'.join(keys[:k])}"
+                note = f"{where}: expected an object, got {type(node).__name__}"
+                if note not in self.ignored:
+                    self.ignored.append(note)
                 return _MISSING
             node = node.get(key, _MISSING) if isinstance(node, Mapping) else getattr(node, key, _MISSING)
             if node is _MISSING:
@@ -75,7 +85,9 @@ class _Reader:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 got = f"{value!r}" if isinstance(value, (bool, int)) else type(value).__name__
-                self.ignored.append(f"usage.{path}: expected an int >= 0, got {got}")
+                note = f"usage.{path}: expected an int >= 0, got {got}"
+                if note not in self.ignored:  # a field read twice is named once
+                    self.ignored.append(note)
                 continue
             return value
         return None
@@ -97,6 +109,15 @@ def usage_numbers(usage: Any) -> UsageNumbers:
     written: int | None = None
     if (prompt := r.count("prompt_tokens")) is not None:  # OpenAI Chat, DeepSeek
         cached = r.count("prompt_tokens_details.cached_tokens", "prompt_cache_hit_tokens")
+        miss = r.count("prompt_cache_miss_tokens")
+        hit = r.count("prompt_cache_hit_tokens") if miss is not None else None
+        if hit is not None and miss is not None and hit + miss != prompt:
+            # DeepSeek: hit + miss = prompt_tokens; a payload where they do not add up is wrong somewhere
+            r.ignored.append(
+                f"usage: prompt_cache_hit_tokens {hit} + prompt_cache_miss_tokens {miss} != prompt_tokens "
+                f"{prompt}; the cached count is not used"
+            )
+            cached = None
     elif (gemini := r.count("promptTokenCount", "prompt_token_count")) is not None:
         prompt = gemini
         cached = r.count("cachedContentTokenCount", "cached_content_token_count")
@@ -120,6 +141,15 @@ def usage_numbers(usage: Any) -> UsageNumbers:
             f"usage: {cached} cached tokens reported for a prompt of {prompt}; the cached count is not used"
         )
         cached = None
+    if (
+        isinstance(usage, Mapping)
+        and usage
+        and not r.ignored
+        and (prompt, output, total, cached, written) == (None,) * 5
+    ):
+        # a mapping with none of the fields (the whole response passed as its usage): say so
+        keys = ", ".join(repr(str(k)) for k in sorted(usage, key=str)[:8])
+        r.ignored.append(f"usage: no usage field found (keys: {keys})")
     return UsageNumbers(prompt, output, total, cached, written, tuple(r.ignored))
 
 
