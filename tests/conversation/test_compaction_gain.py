@@ -74,6 +74,11 @@ def test_a_forced_decision_is_reported_whatever_it_gains():
         dict(summary_ratio=2),
         dict(remaining_calls=-1),
         dict(remaining_calls=2.5),
+        dict(compact_at=float("nan")),
+        dict(summary_ratio=float("nan")),
+        dict(pricing={"read": 0.1, "write": 1.25, "output": 5.0}),
+        dict(pricing=None),
+        dict(rule="no"),
     ],
 )
 def test_a_bad_policy_is_a_config_error_naming_the_field(bad):
@@ -86,6 +91,11 @@ def test_bad_prices_are_config_errors():
         CachePricing(-0.1, 1.0, 4.0)
     with pytest.raises(ConfigError, match="more than a write"):
         CachePricing(2.0, 1.0, 4.0)
+    for bad in (float("nan"), float("inf"), "0.1", True):
+        with pytest.raises(ConfigError, match=r"CachePricing\.output: expected a finite number >= 0"):
+            CachePricing(0.1, 1.0, bad)
+    with pytest.raises(ConfigError, match=r"CachePricing\.source: expected a str"):
+        CachePricing(0.1, 1.0, 4.0, source=None)
     with pytest.raises(ConfigError, match="compaction: expected a CompactionPolicy"):
         Conversation(compaction={"compact_at": 0.5})
 

@@ -67,6 +67,8 @@ class CachePricing:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
                 raise ConfigError(f"CachePricing.{name}: expected a finite number >= 0, got {v!r}")
+        if not isinstance(self.source, str):
+            raise ConfigError(f"CachePricing.source: expected a str, got {self.source!r}")
         if self.read > self.write:
             raise ConfigError(f"CachePricing: a cache read ({self.read}) costing more than a write ({self.write})")
 
@@ -107,6 +109,11 @@ class CompactionPolicy:
         s = self.summary_ratio
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s <= 1:
             raise ConfigError(f"CompactionPolicy.summary_ratio: expected a number in [0, 1], got {s!r}")
+        if not isinstance(self.pricing, CachePricing):
+            # a dict of prices would fail only at the first decision, deep in a call
+            raise ConfigError(f"CompactionPolicy.pricing: expected a CachePricing, got {self.pricing!r}")
+        if not isinstance(self.rule, bool):
+            raise ConfigError(f"CompactionPolicy.rule: expected a bool, got {self.rule!r}")
         n = self.remaining_calls
         if n is not None and not callable(n) and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
             raise ConfigError(f"CompactionPolicy.remaining_calls: expected an int >= 0, a callable or None, got {n!r}")
