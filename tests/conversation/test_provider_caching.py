@@ -101,6 +101,11 @@ def _call_of_size(provider: Any, model: str, prompt: int) -> Any:
         ("anthropic", "claude-haiku-4-5", 4096),
         ("openai", "gpt-4o", 1024),
         ("gemini", "gemini-2.5-flash", 2048),
+        # the names routers and clouds give the same models: dots for dashes, a vendor prefix
+        ("anthropic", "anthropic/claude-opus-4.5", 4096),
+        ("anthropic", "anthropic.claude-haiku-4-5-20251001-v1:0", 4096),
+        ("anthropic", "claude-haiku-4.5", 4096),
+        ("gemini", "models/gemini-2-5-pro", 2048),
     ],
 )
 def test_a_prefix_below_the_minimum_is_flagged_not_cacheable(provider: str, model: str, minimum: int) -> None:

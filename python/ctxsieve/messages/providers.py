@@ -96,10 +96,11 @@ class ProviderProfile:
 
     def min_cacheable(self, model: str | None) -> int:
         """The smallest prefix ``model`` caches: the first ``model_minimums`` pattern found in
-        its name (case-insensitive), else ``min_cacheable_tokens``."""
-        name = (model or "").lower()
+        its name (case-insensitive, a dot matching a dash), else ``min_cacheable_tokens``."""
+        # routers and clouds spell versions either way: claude-opus-4.5 is claude-opus-4-5
+        name = (model or "").lower().replace(".", "-")
         for pattern, minimum in self.model_minimums:
-            if pattern.lower() in name:
+            if pattern.lower().replace(".", "-") in name:
                 return minimum
         return self.min_cacheable_tokens
 
