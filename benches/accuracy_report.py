@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 from mixed_corpus import load_jsonl  # noqa: E402
 
 from ctxsieve import kernels  # noqa: E402
-from ctxsieve.tokenizers import get_estimator, shipped_profiles  # noqa: E402
+from ctxsieve.tokenizers import Estimator, get_estimator, shipped_profiles  # noqa: E402
 from ctxsieve.tokenizers.fit import measure  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
 
@@ -76,6 +76,17 @@ def one_thread(fn: Callable[[list[str]], list[int]], texts: list[str]) -> Callab
     return run
 
 
+def _cold(est: Estimator) -> Callable[[list[str]], list[int]]:
+    """Every call counts afresh: the estimator's text cache would otherwise answer every timed
+    repeat after the first (80,000 MB/s)."""
+
+    def run(texts: list[str]) -> list[int]:
+        est.clear()
+        return est.count(texts, cache=False)
+
+    return run
+
+
 def chars4(texts: list[str]) -> list[int]:
     return [-(-len(t) // 4) for t in texts]
 
@@ -87,7 +98,7 @@ def report(corpus: Path, by_kind: dict[str, dict[str, str]] | None = None) -> li
     texts = [d["text"] for d in docs]
     estimators: dict[str, Callable[[list[str]], list[int]]] = {"bytes/3": get_estimator("bytes/3"), "chars/4": chars4}
     for name in shipped_profiles():
-        estimators[f"calibrated:{name}"] = get_estimator(f"calibrated:{name}")
+        estimators[f"calibrated:{name}"] = _cold(get_estimator(f"calibrated:{name}"))
     speeds: dict[str, float] = {}
     single: dict[str, float] = {}
     outputs: dict[str, list[int]] = {}
