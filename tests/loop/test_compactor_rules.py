@@ -106,3 +106,32 @@ def test_bad_policy_arguments():
         Compactor(Forgetful(), threshold_tokens=100, policy={"compact_at": 0.5})
     with pytest.raises(ValueError, match="limit_tokens: expected an int >= threshold_tokens"):
         Compactor(Forgetful(), threshold_tokens=100, limit_tokens=50)
+
+
+def test_a_summariser_that_ignores_its_cancellation_is_left_at_the_timeout():
+    # asyncio.wait_for waits for a cancelled call to finish: one that swallows the
+    # cancellation held the compaction for as long as it liked
+    async def stubborn(req) -> str:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            await asyncio.sleep(5)
+        return "late summary"
+
+    comp = Compactor(stubborn, threshold_tokens=400, keep_last=2, timeout=0.2)
+    chat = [{"role": "user", "content": TASK}, *_chat(4)]
+
+    async def run():
+        t0 = asyncio.get_running_loop().time()
+        out = await comp.compact(chat)
+        return out, asyncio.get_running_loop().time() - t0
+
+    out, took = asyncio.run(run())
+    assert took < 2.0 and out == chat  # unchanged, at the deadline
+    assert comp.last is not None and comp.last.reason.startswith("failed:")
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "5", True])
+def test_a_bad_timeout_is_refused_at_construction(bad):
+    with pytest.raises(ValueError, match=r"timeout: expected a finite number > 0 or None"):
+        Compactor(Forgetful(), threshold_tokens=400, timeout=bad)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -44,6 +45,7 @@ from ctxsieve.loop.units import units
 from ctxsieve.messages import Message
 from ctxsieve.messages.summary import summary_header
 from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
+from ctxsieve.workers import within
 
 logger = logging.getLogger("ctxsieve.loop.compactor")
 
@@ -143,6 +145,14 @@ class Compactor:
         self.threshold_tokens = threshold_tokens
         self.keep_last = keep_last
         self.adapter = adapter
+        ok = timeout is None or (
+            not isinstance(timeout, bool)
+            and isinstance(timeout, (int, float))
+            and math.isfinite(timeout)
+            and timeout > 0
+        )
+        if not ok:
+            raise ValueError(f"timeout: expected a finite number > 0 or None (no deadline), got {timeout!r}")
         self.timeout = timeout
         self.history = history
         self.estimator = resolve_estimator(estimator)  # what the threshold is counted in
@@ -238,7 +248,10 @@ class Compactor:
             decision=decision,
         )
         try:
-            text = await asyncio.wait_for(self.summarize(request), self.timeout)
+            # within, not asyncio.wait_for: wait_for waits for a cancelled call to finish, so a
+            # summariser that ignores its cancellation would hold the compaction past the deadline
+            pending = self.summarize(request)
+            text = await (pending if self.timeout is None else within(pending, self.timeout))
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"the summariser returned {type(text).__name__} {text!r:.60}, not a summary")
             if self.history is not None:
