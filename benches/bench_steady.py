@@ -18,6 +18,7 @@ import functools
 import gc
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -73,22 +74,27 @@ class Churn:
             self.lists[k][j] = item
 
 
-def warm_ms(n: int, rounds: int) -> tuple[float, float]:
-    """Median cold and warm-95 % build times at ``n`` candidates."""
+def warm_ms(n: int, rounds: int) -> tuple[float, float, float, float]:
+    """Median cold and warm-95 % build times at ``n`` candidates: wall, then CPU (all threads)."""
     engine = ours(corpus(n))
     check(build_ours(engine, cold=True), n)
-    cold = median_ms(rounds, build_ours, engine, True)
     churn = Churn(engine)
+
+    def timed(cold: bool) -> tuple[float, float]:
+        walls, cpus = [], []
+        for _ in range(rounds):
+            if not cold:
+                churn.apply(churn.plan())  # before the clock
+            t0, c0 = time.perf_counter(), time.process_time()
+            build_ours(engine, cold=cold)
+            walls.append((time.perf_counter() - t0) * 1000)
+            cpus.append((time.process_time() - c0) * 1000)
+        return statistics.median(walls), statistics.median(cpus)
+
+    cold_wall, cold_cpu = timed(True)
     build_ours(engine, cold=False)
-    times = []
-    for _ in range(rounds):
-        plan = churn.plan()
-        churn.apply(plan)
-        t0 = time.perf_counter()
-        build_ours(engine, cold=False)
-        times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    return cold, times[len(times) // 2]
+    warm_wall, warm_cpu = timed(False)
+    return cold_wall, warm_wall, cold_cpu, warm_cpu
 
 
 def build_many_ms(n: int, workers: int, rounds: int) -> float:
@@ -197,8 +203,9 @@ def test_rss_flat_over_builds():
 
 def table() -> None:
     print(f"\nsteady state (backend {backend()}):")
-    cold, warm = warm_ms(10_000, 21)
-    print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms)")
+    cold, warm, cold_cpu, warm_cpu = warm_ms(10_000, 21)
+    print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms);", end=" ")
+    print(f"CPU {warm_cpu:.2f} ms = {warm_cpu / cold_cpu:.2f} of cold ({cold_cpu:.2f} ms)")
     one = build_many_ms(10_000, 1, 5)
     two = build_many_ms(10_000, 2, 5)
     print(f"  build_many, {len(QUERIES)} queries at 10k: 1 thread {one:.1f} ms, 2 threads {two:.1f} ms:", end=" ")
