@@ -200,6 +200,17 @@ def median_ms(rounds: int, fn: Any, *args: Any) -> float:
     return statistics.median(times)
 
 
+def median_cpu_ms(rounds: int, fn: Any, *args: Any) -> float:
+    """Median CPU time (all threads of this process): on a machine other work loads, wall time
+    also counts the waits for a core, CPU time mostly not."""
+    times = []
+    for _ in range(rounds):
+        t0 = time.process_time()
+        fn(*args)
+        times.append((time.process_time() - t0) * 1000)
+    return statistics.median(times)
+
+
 def table(peer_rounds: int = 3) -> None:
     """Medians of one run: ctxsieve cold and warm at 1k/10k/100k, the peer at 1k."""
     print(f"ctxsieve backend: {backend()}   budget {BUDGET} tokens   python {sys.version.split()[0]}")
@@ -211,23 +222,26 @@ def table(peer_rounds: int = 3) -> None:
         check(build_ours(engine, cold=True), n)
         rounds = 21 if n <= 10_000 else 5
         cold = median_ms(rounds, build_ours, engine, True)
+        cold_cpu = median_cpu_ms(rounds, build_ours, engine, True)
         warm = median_ms(rounds, build_ours, engine, False)
-        results[label] = {"cold": cold, "warm": warm}
+        results[label] = {"cold": cold, "warm": warm, "cpu": cold_cpu}
         peer_ms = None
         if n == 1_000:
             p = peer(records)
             check(build_peer(p), n)
             peer_ms = median_ms(peer_rounds, build_peer, p)
-        rows.append((label, cold, warm, peer_ms))
+        rows.append((label, cold, cold_cpu, warm, peer_ms))
     print(
-        f"{'candidates':>10}  {'ctxsieve cold':>14}  {'ctxsieve warm':>14}  {'astromesh 0.1.0':>16}  {'peer/cold':>10}"
+        f"{'candidates':>10}  {'ctxsieve cold':>14}  {'cold, CPU':>12}  {'ctxsieve warm':>14}  {'astromesh 0.1.0':>16}"
+        f"  {'peer/cold':>10}"
     )
-    for label, cold, warm, peer_ms in rows:
+    for label, cold, cold_cpu, warm, peer_ms in rows:
         p = f"{peer_ms:13.1f} ms" if peer_ms else f"{'-':>16}"
         ratio = f"{peer_ms / cold:9.0f}x" if peer_ms else f"{'-':>10}"
-        print(f"{label:>10}  {cold:11.2f} ms  {warm:11.2f} ms  {p}  {ratio}")
-    growth = results["100k"]["cold"] / results["10k"]["cold"]
-    print(f"growth 10k -> 100k (cold): {growth:.1f}x for 10x the candidates")
+        print(f"{label:>10}  {cold:11.2f} ms  {cold_cpu:9.2f} ms  {warm:11.2f} ms  {p}  {ratio}")
+    for key, what in (("cold", "wall"), ("cpu", "CPU")):
+        growth = results["100k"][key] / results["10k"][key]
+        print(f"growth 10k -> 100k (cold, {what}): {growth:.1f}x for 10x the candidates")
 
 
 if __name__ == "__main__":

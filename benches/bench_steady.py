@@ -18,6 +18,7 @@ import functools
 import gc
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -73,22 +74,27 @@ class Churn:
             self.lists[k][j] = item
 
 
-def warm_ms(n: int, rounds: int) -> tuple[float, float]:
-    """Median cold and warm-95 % build times at ``n`` candidates."""
+def warm_ms(n: int, rounds: int) -> tuple[float, float, float, float]:
+    """Median cold and warm-95 % build times at ``n`` candidates: wall, then CPU (all threads)."""
     engine = ours(corpus(n))
     check(build_ours(engine, cold=True), n)
-    cold = median_ms(rounds, build_ours, engine, True)
     churn = Churn(engine)
+
+    def timed(cold: bool) -> tuple[float, float]:
+        walls, cpus = [], []
+        for _ in range(rounds):
+            if not cold:
+                churn.apply(churn.plan())  # before the clock
+            t0, c0 = time.perf_counter(), time.process_time()
+            build_ours(engine, cold=cold)
+            walls.append((time.perf_counter() - t0) * 1000)
+            cpus.append((time.process_time() - c0) * 1000)
+        return statistics.median(walls), statistics.median(cpus)
+
+    cold_wall, cold_cpu = timed(True)
     build_ours(engine, cold=False)
-    times = []
-    for _ in range(rounds):
-        plan = churn.plan()
-        churn.apply(plan)
-        t0 = time.perf_counter()
-        build_ours(engine, cold=False)
-        times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    return cold, times[len(times) // 2]
+    warm_wall, warm_cpu = timed(False)
+    return cold_wall, warm_wall, cold_cpu, warm_cpu
 
 
 def build_many_ms(n: int, workers: int, rounds: int) -> float:
@@ -122,24 +128,34 @@ def rss_over_builds(n: int, builds: int) -> list[tuple[int, int]]:
 
 
 PEAK = """
-import resource, sys
+import os, resource, sys, threading
 sys.path.insert(0, {root!r})
 from benches.bench_engine import build_ours, check, corpus, ours
+from benches.bench_steady import rss_kb
 engine = ours(corpus({n}))
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before, peak, done = rss_kb(), [0], threading.Event()
+def sample():
+    while not done.is_set():
+        peak[0] = max(peak[0], rss_kb())
+        done.wait(0.001)
+t = threading.Thread(target=sample)
+t.start()
 check(build_ours(engine, cold=True), {n})
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+done.set()
+t.join()
+print(before, max(peak[0], rss_kb()), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def peak_rss_mb(n: int) -> tuple[float, float]:
-    """Peak RSS (MiB) of a fresh interpreter holding the corpus and engine, before and after
-    one cold build: the difference is what the build itself adds at its peak."""
+def peak_rss_mb(n: int) -> tuple[float, float, float]:
+    """In a fresh interpreter holding the corpus and engine: RSS (MiB) before one cold build,
+    the highest RSS sampled every millisecond during it, and the process's peak RSS
+    (``ru_maxrss``, which also covers making the corpus)."""
     out = subprocess.run(
         [sys.executable, "-c", PEAK.format(root=str(ROOT), n=n)], capture_output=True, text=True, check=True
     ).stdout.split()
-    before, after = (int(v) / 1024 for v in out)
-    return before, after
+    before, during, peak = (int(v) / 1024 for v in out)
+    return before, during, peak
 
 
 # -- pytest-benchmark ----------------------------------------------------------------------------
@@ -187,14 +203,18 @@ def test_rss_flat_over_builds():
 
 def table() -> None:
     print(f"\nsteady state (backend {backend()}):")
-    cold, warm = warm_ms(10_000, 21)
-    print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms)")
+    cold, warm, cold_cpu, warm_cpu = warm_ms(10_000, 21)
+    print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms);", end=" ")
+    print(f"CPU {warm_cpu:.2f} ms = {warm_cpu / cold_cpu:.2f} of cold ({cold_cpu:.2f} ms)")
     one = build_many_ms(10_000, 1, 5)
     two = build_many_ms(10_000, 2, 5)
     print(f"  build_many, {len(QUERIES)} queries at 10k: 1 thread {one:.1f} ms, 2 threads {two:.1f} ms:", end=" ")
     print(f"{one / two:.2f}x")
-    before, after = peak_rss_mb(100_000)
-    print(f"  peak RSS, 100k: {before:.0f} MiB with corpus and engine, {after:.0f} MiB after a cold build")
+    before, during, peak = peak_rss_mb(100_000)
+    print(
+        f"  RSS, 100k cold build: {before:.0f} MiB before (corpus and engine), {during:.0f} MiB at most during"
+        f" (+{during - before:.0f}); process peak {peak:.0f} MiB"
+    )
     builds = int(os.environ.get("CTXSIEVE_STEADY_BUILDS", "10000"))
     points = rss_over_builds(1_000, builds)
     shown = ", ".join(f"{b}: {kb / 1024:.1f}" for b, kb in points)

@@ -48,13 +48,14 @@ STAGES = [
 ]
 
 
-def timed(spent: dict[str, float], label: str, fn: Any) -> Any:
+def timed(spent: dict[str, float], cpu: dict[str, float], label: str, fn: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
             spent[label] += time.perf_counter() - t0
+            cpu[label] += time.process_time() - c0
 
     return wrapper
 
@@ -63,28 +64,41 @@ def breakdown(n: int, rounds: int) -> None:
     engine = ours(corpus(n))
     check(build_ours(engine, cold=True), n)
     spent: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = defaultdict(float)
     originals = [(mod, name, getattr(mod, name)) for mod, name, _ in STAGES]
-    totals = []
+    totals, cpu_totals = [], []
     try:
         for (mod, name, fn), (_, _, label) in zip(originals, STAGES):
-            setattr(mod, name, timed(spent, label, fn))
+            setattr(mod, name, timed(spent, cpu, label, fn))
         for _ in range(rounds):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             build_ours(engine, cold=True)
             totals.append(time.perf_counter() - t0)
+            cpu_totals.append(time.process_time() - c0)
     finally:
         for mod, name, fn in originals:
             setattr(mod, name, fn)
-    total = sum(totals)
-    print(f"\n{n // 1000}k candidates, cold, {rounds} builds: median {statistics.median(totals) * 1e3:.1f} ms")
-    staged = 0.0
+    total, cpu_total = sum(totals), sum(cpu_totals)
+    print(
+        f"\n{n // 1000}k candidates, cold, {rounds} builds: median {statistics.median(totals) * 1e3:.1f} ms wall,"
+        f" {statistics.median(cpu_totals) * 1e3:.1f} ms CPU (all threads; the share of a loaded machine's"
+        " wall time is noisy, CPU time less so)"
+    )
+    print(f"  {'stage':<30} {'wall':>11} {'share':>6}  {'CPU':>11} {'share':>6}")
+    staged = staged_cpu = 0.0
     for _, _, label in STAGES:
-        share = spent[label] / total
         if not label.startswith("dedupe: kernel"):
             staged += spent[label]
-        print(f"  {label:<30} {spent[label] / rounds * 1e3:8.2f} ms  {share:6.1%}")
-    rest = total - staged
-    print(f"  {'gather and the rest':<30} {rest / rounds * 1e3:8.2f} ms  {rest / total:6.1%}")
+            staged_cpu += cpu[label]
+        print(
+            f"  {label:<30} {spent[label] / rounds * 1e3:8.2f} ms {spent[label] / total:6.1%}"
+            f"  {cpu[label] / rounds * 1e3:8.2f} ms {cpu[label] / cpu_total:6.1%}"
+        )
+    rest, rest_cpu = total - staged, cpu_total - staged_cpu
+    print(
+        f"  {'gather and the rest':<30} {rest / rounds * 1e3:8.2f} ms {rest / total:6.1%}"
+        f"  {rest_cpu / rounds * 1e3:8.2f} ms {rest_cpu / cpu_total:6.1%}"
+    )
 
 
 def floor(n: int) -> None:

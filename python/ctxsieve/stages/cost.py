@@ -77,10 +77,17 @@ def inherited_citations(cands: Candidates, estimator: Any) -> None:
     """After dedupe: a kept copy that inherited a citation renders it in its wrapper, so its
     cost grows by what the longer wrapper adds."""
     items, signals = cands.items, cands.signals
+    # only a kept copy that inherited a citation can have one its item lacks, and dedupe notes
+    # each such copy (``inherited:citation:<id>``): the sparse notes, not every candidate
+    noted = sorted(
+        i for i, notes in cands.adjustments.items() if any(n.startswith("inherited:citation:") for n in notes)
+    )
     changed = [
         i
-        for i, sig in enumerate(signals)
-        if sig is not items[i].signals and sig.citation != items[i].signals.citation and not cands.history[i]
+        for i in noted
+        if signals[i] is not items[i].signals
+        and signals[i].citation != items[i].signals.citation
+        and not cands.history[i]
     ]
     if not changed:
         return
@@ -106,9 +113,16 @@ def _opens(items: Sequence[ContextItem], layout: str) -> int:
 
 def framing_reserve(cands: Candidates, layout: str) -> int:
     """The framing of every message the undecided candidates could open: reserved from the
-    budget before the policy fills it, whatever it then picks."""
-    open_ = [cands.items[i] for i, r in enumerate(cands.reasons) if r is None]
-    return MESSAGE_FRAMING_TOKENS * _opens(open_, layout)
+    budget before the policy fills it, whatever it then picks (``_opens``, in one pass over
+    the columns instead of three over the items)."""
+    stable = [
+        it.stability == "stable" for it, r, h in zip(cands.items, cands.reasons, cands.history) if r is None and not h
+    ]
+    if not stable:
+        return 0
+    if layout == "seed":
+        return MESSAGE_FRAMING_TOKENS
+    return MESSAGE_FRAMING_TOKENS * ((True in stable) + (False in stable))
 
 
 def framing(items: Sequence[ContextItem], layout: str) -> int:
