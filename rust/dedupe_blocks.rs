@@ -3,7 +3,7 @@
 //! When most candidates are one template with a few words changed, the copies are close to the
 //! threshold of each other but mostly below it, so prefix filtering cannot prune them: each copy
 //! is verified against nearly every kept copy, and that verification is the cost. Groups are
-//! numbered in the global order (`dedupe_index::shared_groups`), so a template's shingles, held
+//! numbered in the global order (`dedupe_groups::shared_groups`), so a template's shingles, held
 //! by about the same number of items, get neighbouring numbers: a copy's ~120 shared shingles
 //! fill two or three 64-bit words. The visited item's groups are set in a bitmap (`Marks`), and
 //! an item whose groups are dense (`Blocks`) is tested a word at a time: an AND-NOT and a
@@ -13,7 +13,7 @@
 //! Both tests stop as soon as more of the candidate's groups are missing than the needed
 //! overlap allows, so the count is exact when it passes and the result is the same yes or no.
 
-use crate::dedupe_index::Groups;
+use crate::dedupe_groups::Groups;
 
 /// An item's groups as `(word, bits)` pairs when they are dense enough to be worth it: at least
 /// `MIN_PER_WORD` groups per word on average, so the pairs (12 bytes) cost at most 4 bytes per

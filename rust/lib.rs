@@ -8,6 +8,7 @@ pub mod bm25;
 pub mod calibrated;
 pub mod dedupe;
 pub mod dedupe_blocks;
+pub mod dedupe_groups;
 pub mod dedupe_index;
 pub mod fill;
 pub mod grep;
