@@ -7,11 +7,14 @@ its length in characters:
   paraphrase it away);
 * one section per compaction so far, ``Summary of messages a-b``, each kept verbatim by the
   compactions after it (unless folded, see ``ctxsieve.conversation.compaction``);
-* the identifiers the summarised messages mention (``messages.identifiers``), one per line.
+* the identifiers the summarised messages mention (``messages.identifiers``), one per line:
+  always present (empty when there are none), it ends the sections.
 
 A header states its body's length, so reading a section back never depends on what the
 summariser wrote (a model's text may contain anything, header-like lines included). Whatever
-follows the last section (pinned items the conversation carries) is not part of the summary.
+follows the identifiers section (pinned items the conversation carries, whose text may imitate
+a header: a retrieved page can say anything) is not part of the summary, and the first task is
+only ever the first section.
 A summary without sections (written before this format, or by another tool) reads back as one
 earlier summary.
 
@@ -52,8 +55,7 @@ def render_parts(parts: SummaryParts) -> str:
     if parts.first_task is not None:
         out.append(_section(FIRST_TASK, parts.first_task))
     out += [_section(_SUMMARY + span, text) for span, text in parts.summaries]
-    if parts.identifiers:
-        out.append(_section(IDENTIFIERS, "\n".join(parts.identifiers)))
+    out.append(_section(IDENTIFIERS, "\n".join(parts.identifiers)))  # the end of the sections
     return "\n\n".join(out)
 
 
@@ -72,11 +74,14 @@ def read_parts(body: str) -> SummaryParts:
         if end > len(body):
             break  # a header whose body is cut short: not one of ours
         text = body[m.end() : end]
+        if title == FIRST_TASK and found:
+            break  # the task opens the sections: a later one is something else's text
         found = True
         if title == FIRST_TASK:
             first = text
         elif title == IDENTIFIERS:
             ids = tuple(line for line in text.split("\n") if line)
+            break  # the last section: what follows is not the summary's
         elif title.startswith(_SUMMARY):
             summaries.append((title[len(_SUMMARY) :], text))
         pos = end + 2 if body.startswith("\n\n", end) else len(body) + 1
