@@ -9,6 +9,7 @@ from ctxsieve import Conversation, Limits
 from ctxsieve.conversation.compaction import SummaryRequest
 from ctxsieve.conversation.compaction_gain import CompactionPolicy
 from tests.conversation.helpers import TOOLS, orphans, text_reply, tool_reply
+from tests.conversation.test_provider_reasoning import recount
 
 
 class Recorder:
@@ -142,3 +143,62 @@ def test_a_summariser_using_the_fresh_prompt_still_works():
         conv.record_response(text_reply(turn) | {"content": "ok " * 200})
     assert any(c.summarized for c in conv.cuts)
     assert "old-style summary" in conv.prepare().messages[0].text
+
+
+def _counted_as_sent(conv: Conversation, call: Any) -> bool:
+    return call.breakdown["messages"] == recount(conv, call)
+
+
+def _provider_loop(provider: str, **kwargs: Any) -> list[Any]:
+    """The early-compaction loop under a provider profile; DeepSeek answers with reasoning."""
+    limits = Limits(input_ceiling=8_000, output_reserve=100, protocol_overhead=50)
+    conv = Conversation(
+        system="You track orders. " * 20,
+        tools=TOOLS,
+        limits=limits,
+        compactor=Recorder(),
+        compaction=CompactionPolicy(compact_at=0.3, remaining_calls=500),
+        provider=provider,
+        **kwargs,
+    )
+    summ, pairs, last = conv.compactor, [], None
+    for turn in range(1, 11):
+        conv.add_user(f"Where is order A-{turn}? Please check it.")
+        for step in range(2):
+            seen = len(summ.requests)
+            call = conv.prepare()
+            if len(summ.requests) > seen:
+                pairs.append((last, summ.requests[-1]))
+                assert summ.requests[-1].call is not None and _counted_as_sent(conv, summ.requests[-1].call)
+            last = call
+            reply = tool_reply(turn, 2) if step == 0 else text_reply(turn)
+            conv.record_response({**reply, "reasoning_content": f"thinking about A-{turn}, step {step}"})
+            if step == 0:
+                for k in range(2):
+                    conv.add_tool_result(f"call_{turn}_{k}", f"order A-{turn}-{k}: " + "shipped " * 40)
+    assert pairs
+    return pairs
+
+
+def test_the_summarisers_request_renders_by_the_conversations_provider_rules():
+    # the request must be the last one byte for byte: the same cache key (OpenAI routes by it),
+    # the same retention on every mark (Anthropic 1h), the reasoning the provider's rule sends
+    # (DeepSeek answers 400 when a tool turn's reasoning_content is missing)
+    for last, req in _provider_loop("openai", cache_ttl="24h"):
+        assert req.call is not None
+        for shape in ("openai", "responses"):
+            body, before = getattr(req.call, shape)(), getattr(last, shape)()
+            assert body["prompt_cache_key"] == before["prompt_cache_key"]
+            assert body["prompt_cache_retention"] == before["prompt_cache_retention"] == "24h"
+    for last, req in _provider_loop("anthropic", cache_ttl="1h"):
+        assert req.call is not None
+        a, b = req.call.anthropic(max_tokens=512), last.anthropic(max_tokens=512)
+        assert a["system"] == b["system"]
+        marks = [x["cache_control"] for x in _blocks(a) if isinstance(x, dict) and "cache_control" in x]
+        assert marks and all(m == {"type": "ephemeral", "ttl": "1h"} for m in marks)
+    for last, req in _provider_loop("deepseek"):
+        assert req.call is not None
+        body, before = req.call.openai()["messages"], last.openai()["messages"]
+        k = req.call.previous_end
+        assert body[: k + 1] == before[: k + 1]  # the system message and the messages sent before
+        assert any("reasoning_content" in m for m in body)

@@ -25,6 +25,7 @@ from ctxsieve.admission.limits import InputLimit
 from ctxsieve.admission.reports import ContextAssemblyReport
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction_gain import Decision
+from ctxsieve.conversation.reasoning_floor import floor_index
 from ctxsieve.messages import Message, Text
 from ctxsieve.workers import Late, within
 
@@ -87,6 +88,7 @@ def summary_call(conv: State, limit: InputLimit, end: int, text: str) -> Call:
     elif last is not None and last[1] == (conv.system or ""):
         shared = system_tokens + (tools_tokens if last[3] == with_tools else 0)
     ask_tokens = conv._cost(ask)
+    older = min(floor_index(conv, start), end) - start  # retained messages before the reasoning floor
     history = notice_tokens + t.tokens(start, end)
     overhead = conv.limits.protocol_overhead
     estimate = system_tokens + tools_tokens + history + ask_tokens + overhead
@@ -119,6 +121,12 @@ def summary_call(conv: State, limit: InputLimit, end: int, text: str) -> Call:
         estimated_input_tokens=estimate,
         shared_prefix_tokens=shared,
         previous_end=previous_end,
+        # rendered by the conversation's own rules, as its calls are: the same cache key and
+        # retention, the same reasoning left out or sent (and so counted), the same written forms
+        wire=conv._wire,
+        roster=conv.roster if conv.roster.deferred else None,
+        caching=conv.caching,
+        reasoning_floor=older + (1 if notice and older else 0),
         breakdown={
             "system": system_tokens,
             "tools": tools_tokens,
