@@ -145,18 +145,23 @@ _PROMPT = (
 
 @dataclass(frozen=True)
 class SummaryRequest:
-    """What a summariser gets: the aged messages (OpenAI Chat shape), their plain transcript,
-    the previous summary to fold in (None unless the earlier summaries are folded) and who may
-    read it; ``call``: the request to send (the conversation's prefix plus ``instruction``:
-    ``call.anthropic(max_tokens=...)``, ``call.openai()``, ``call.responses()``); the parts the
-    summary keeps verbatim whatever the summariser writes (``first_task``, ``earlier_summaries``,
-    ``identifiers``) and the minimum-gain ``decision``."""
+    """What a summariser gets, from a ``Conversation`` or from a framework-side
+    ``ctxsieve.loop.Compactor``: the aged messages (OpenAI Chat shape from a conversation, the
+    framework's own shape from a Compactor), their plain transcript, the previous summary to
+    fold in (None unless the earlier summaries are folded) and who may read it; the request to
+    send so the provider reads it from its cache: ``call`` from a conversation (its prefix plus
+    ``instruction``: ``call.anthropic(max_tokens=...)``, ``call.openai()``, ``call.responses()``),
+    ``prefix`` from a Compactor (the framework's whole list, to send with the agent's tools and
+    ``instruction`` appended as a user message); the parts the summary keeps verbatim whatever
+    the summariser writes (``first_task``, ``earlier_summaries``, ``identifiers``) and the
+    minimum-gain ``decision``."""
 
     messages: list[Any]
     transcript: str
     previous_summary: str | None
-    audience: frozenset[str] | None = None
+    audience: frozenset[str] | None = None  # who may read the summary (None: anyone)
     call: Call | None = None
+    prefix: list[Any] | None = None
     instruction: str | None = None
     first_task: str | None = None
     earlier_summaries: tuple[tuple[str, str], ...] = ()
@@ -164,7 +169,8 @@ class SummaryRequest:
     decision: Decision | None = None
 
     def prompt(self) -> str:
-        """A fresh instruction-and-transcript prompt (not read from the cache: prefer ``call``)."""
+        """A fresh instruction-and-transcript prompt (not read from the cache: prefer ``call`` or
+        ``prefix``)."""
         parts = [_PROMPT]
         if self.previous_summary:
             parts.append("Summary of what came before these messages (fold it in):\n" + self.previous_summary)

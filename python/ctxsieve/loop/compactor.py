@@ -37,6 +37,7 @@ from typing import Any
 from ctxsieve.admission.limits import DEFAULT_IMAGE_TOKENS
 from ctxsieve.audience import message_audience, restrict
 from ctxsieve.conversation.compaction_gain import CompactionPolicy, Decision
+from ctxsieve.conversation.summary_call import SummaryRequest
 from ctxsieve.loop.adapters import MessageAdapter, adapter_for, message_tokens
 from ctxsieve.loop.session import SessionHistory
 from ctxsieve.loop.summary_plan import gain, instruction, plan, remaining_calls
@@ -48,41 +49,6 @@ from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
 from ctxsieve.workers import within
 
 logger = logging.getLogger("ctxsieve.loop.compactor")
-
-_PROMPT = (
-    "Summarise the conversation below for the assistant that continues it. Keep every fact, "
-    "decision, file name, identifier, number and open question it will need; drop pleasantries "
-    "and tool output that was only read once. Write plain prose or terse bullet points."
-)
-
-
-@dataclass(frozen=True)
-class SummaryRequest:
-    """What the summariser gets: the aged messages (provider shape), their transcript, and the
-    previous summary to fold in (None unless the earlier summaries are folded); ``prefix``: the
-    whole list as the framework sends it, to send with the agent's tools and ``instruction``
-    appended as a user message, so the provider reads it from its cache; the parts the summary
-    keeps verbatim whatever the summariser writes, and the minimum-gain ``decision``."""
-
-    messages: list[Any]
-    transcript: str
-    previous_summary: str | None
-    audience: frozenset[str] | None = None  # who may read the summary (None: anyone)
-    prefix: list[Any] | None = None
-    instruction: str | None = None
-    first_task: str | None = None
-    earlier_summaries: tuple[tuple[str, str], ...] = ()
-    identifiers: tuple[str, ...] = ()
-    decision: Decision | None = None
-
-    def prompt(self) -> str:
-        """A ready-made instruction for an LLM summariser."""
-        parts = [_PROMPT]
-        if self.previous_summary:
-            parts.append("Summary of what came before these messages (fold it in):\n" + self.previous_summary)
-        parts.append("Messages:\n" + self.transcript)
-        return "\n\n".join(parts)
-
 
 Summarizer = Callable[[SummaryRequest], Awaitable[str]]
 
