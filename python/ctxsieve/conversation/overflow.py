@@ -225,24 +225,14 @@ def _refuse_again(conv: Conversation, call: Call, said: Overflow) -> None:
     if call.call_index not in learned(conv).retried:
         return
     _, ratio = _observe(conv, call, said)
-    ev = OverflowEvent(
-        call.call_index,
-        call.attempt,
-        said.provider,
-        said.message,
-        call.estimated_input_tokens,
-        said.tokens,
-        said.maximum,
-        ratio,
-        None,
-    )
-    conv.overflows.append(ev)
-    conv.events.emit(CONTEXT_OVERFLOW, {"conversation_id": conv.id, **ev.event})
+    _record(conv, call, said, ratio, None)
     conv._pending = None  # the call is over: the next prepare is a new call
     raise ContextOverflowError(call, said)
 
 
-def _record(conv: Conversation, call: Call, said: Overflow, ratio: float, limit: InputLimit) -> None:
+def _record(conv: Conversation, call: Call, said: Overflow, ratio: float, limit: InputLimit | None) -> None:
+    """One overflow: in ``conv.overflows`` and as an event; ``limit``: the retry's (None: the
+    retry overflowed too, and there is none)."""
     ev = OverflowEvent(
         call.call_index,
         call.attempt,
@@ -252,10 +242,11 @@ def _record(conv: Conversation, call: Call, said: Overflow, ratio: float, limit:
         said.tokens,
         said.maximum,
         ratio,
-        limit.tokens,
+        None if limit is None else limit.tokens,
     )
     conv.overflows.append(ev)
-    learned(conv).retried.add(call.call_index)
+    if limit is not None:
+        learned(conv).retried.add(call.call_index)
     conv.events.emit(CONTEXT_OVERFLOW, {"conversation_id": conv.id, **ev.event})
 
 
