@@ -143,13 +143,35 @@ def test_every_identifier_of_the_dropped_turns_survives_a_summariser_that_forget
     head = conv.transcript[conv.transcript.start].message.text
     missing = [i for i in IDENTIFIERS if i not in head]
     assert not missing, f"lost by compaction: {missing}"
-    assert set(IDENTIFIERS) <= set(_head(conv).identifiers)
-    assert set(IDENTIFIERS) <= set(summ.requests[0].identifiers)  # the summariser is told them
+    # those of the first task are kept by it, verbatim; the others are listed
+    listed = [i for i in IDENTIFIERS if i not in lines[0]]
+    assert set(listed) <= set(_head(conv).identifiers)
+    assert not set(IDENTIFIERS) - set(listed) & set(_head(conv).identifiers)  # not twice
+    assert set(listed) <= set(summ.requests[0].identifiers)  # the summariser is told them
     # and they stay across the next compactions
     while len(summ.requests) < 3:
         turn += 1
         run_turn(conv, turn, calls=2, result_chars=300)
-    assert set(IDENTIFIERS) <= set(_head(conv).identifiers)
+    assert set(listed) <= set(_head(conv).identifiers)
+    assert all(i in conv.transcript[conv.transcript.start].message.text for i in IDENTIFIERS)
+
+
+def test_the_identifier_list_takes_at_most_its_share_of_the_kept_room():
+    # each turn names two new order ids: bounded only by count (300), the list outgrew the
+    # room the compaction keeps, and the conversation compacted about twice as often
+    summ = Numbered()
+    conv = _conv(summ)
+    for turn in range(1, 60):
+        run_turn(conv, turn, calls=2, result_chars=300)
+    assert len(summ.requests) >= 5
+    last = summ.requests[-1]
+    turns = [int(i.split("-")[1]) for i in last.identifiers if i.startswith("A-")]
+    newest = max(int(w.split("-")[1]) for w in last.transcript.split() if w.startswith("A-") and w.count("-") == 2)
+    assert turns and turns[-1] == newest and min(turns) > 1  # the most recent kept, the oldest gone
+    head = _head(conv)
+    cost = sum(conv.estimator.count(list(head.identifiers))) + len(head.identifiers)
+    limit = 3_000 - 100
+    assert cost <= limit // 8, (cost, len(head.identifiers))  # IDENTIFIER_SHARE, an eighth
 
 
 @pytest.mark.parametrize(

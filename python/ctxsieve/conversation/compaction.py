@@ -63,6 +63,7 @@ logger = logging.getLogger("ctxsieve.conversation")
 # average (a geometric series of walks)
 REWEIGH_GROWTH = 1.1
 MAX_IDENTIFIERS = 300  # a bound on the summary's identifier list (most recent kept beyond it)
+IDENTIFIER_SHARE = 0.125  # and the share of the kept room it may take (see _latest_within)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,23 @@ def _first_task(conv: State, before: int) -> Message | None:
         if e.kind == "message" and e.message.role == "user":
             return e.message
     return None
+
+
+def _latest_within(conv: State, ids: list[str], keep: int) -> list[str]:
+    """The most recent identifiers, at most ``MAX_IDENTIFIERS`` and ``IDENTIFIER_SHARE`` of the
+    kept room. Bounded by count only (300), the list grew to over a thousand tokens of a
+    5,000-token window: each compaction then left less room for turns, the conversation
+    compacted twice as often, and the 120-turn agent benchmark's prefix share fell from 0.917
+    to 0.849 (capped at an eighth of the room: see docs/conversation.md, "Compaction")."""
+    ids = ids[-MAX_IDENTIFIERS:] if MAX_IDENTIFIERS > 0 else []
+    room = int(keep * IDENTIFIER_SHARE)
+    out: list[str] = []
+    for ident, cost in zip(reversed(ids), reversed(conv._count(ids))):
+        room -= cost + 1  # its line's newline
+        if room < 0:
+            break
+        out.append(ident)
+    return out[::-1]
 
 
 def _identifiers(conv: State, messages: list[Message]) -> list[str]:
@@ -154,7 +172,9 @@ async def compact(conv: State, room: Room | int, call_index: int, limit: InputLi
         return None
     task_message = _first_task(conv, new_start) if parts.first_task is None else None
     task = parts.first_task if task_message is None else task_message.text
-    ids = list(dict.fromkeys((*parts.identifiers, *_identifiers(conv, aged))))[-MAX_IDENTIFIERS:]
+    # an identifier the verbatim first task holds is kept by it: not listed again
+    found = dict.fromkeys((*parts.identifiers, *_identifiers(conv, aged)))
+    ids = _latest_within(conv, [i for i in found if not task or i not in task], keep)
     earlier = parts.summaries
     fold = bool(earlier) and sum(conv._count([s for _, s in earlier])) > keep // 2
     span = f"messages {1 if fold else covered + 1}-{covered + len(aged)}"
