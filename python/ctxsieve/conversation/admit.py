@@ -336,10 +336,7 @@ def admit(
         estimated_input_tokens=estimate,
         shared_prefix_tokens=shared,
         previous_end=previous_end,
-        wire=conv._wire,
-        roster=conv.roster if conv.roster.deferred else None,
-        caching=conv.caching,
-        reasoning_floor=older + (1 if notice is not None and older else 0),
+        **conv._render_rules(older, notice is not None),
         breakdown={
             "system": breakdown["system"],
             "tools": tools,

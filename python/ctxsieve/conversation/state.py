@@ -173,6 +173,17 @@ class State:
     def _count(self, texts: list[str]) -> list[int]:
         return self.estimator.count(texts) if texts else []
 
+    def _render_rules(self, older: int, notice: bool) -> dict[str, Any]:
+        """What a ``Call`` of this conversation renders by (its calls' and the summariser's
+        alike): the written forms, the tool roster, the cache key and retention, and the
+        reasoning floor (``older`` retained messages before it, after the gap notice if any)."""
+        return {
+            "wire": self._wire,
+            "roster": self.roster if self.roster.deferred else None,
+            "caching": self.caching,
+            "reasoning_floor": older + (1 if notice and older else 0),
+        }
+
     def _text_cost(self, text: str) -> int:
         """A text sent as one message of its own (the system prompt): framing + its estimate."""
         return MESSAGE_FRAMING_TOKENS + self._count([text])[0] if text else 0

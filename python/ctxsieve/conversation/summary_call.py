@@ -123,10 +123,7 @@ def summary_call(conv: State, limit: InputLimit, end: int, text: str) -> Call:
         previous_end=previous_end,
         # rendered by the conversation's own rules, as its calls are: the same cache key and
         # retention, the same reasoning left out or sent (and so counted), the same written forms
-        wire=conv._wire,
-        roster=conv.roster if conv.roster.deferred else None,
-        caching=conv.caching,
-        reasoning_floor=older + (1 if notice and older else 0),
+        **conv._render_rules(older, bool(notice)),
         breakdown={
             "system": system_tokens,
             "tools": tools_tokens,
