@@ -44,7 +44,7 @@ from ctxsieve.conversation.calibration import calibrated_limit, calibration_repo
 from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction import compact, compaction_room
 from ctxsieve.conversation.cuts import Cut
-from ctxsieve.conversation.overflow import aretry_after_overflow, learned, retry_after_overflow
+from ctxsieve.conversation.overflow import aretry_after_overflow, retry_after_overflow
 from ctxsieve.conversation.state import State
 from ctxsieve.conversation.tool_loading import search_tools
 from ctxsieve.conversation.tool_roster import DEFAULT_RESULTS, TOOL_SEARCH_DOC
@@ -303,20 +303,20 @@ class Conversation(State):
     def _limit(self, model: str | None) -> InputLimit:
         hit = self._windows.get(model or "")
         if hit is not None:
-            return learned(self).tighten(replace(hit, lookup="cached"), self, model)
+            return self._learned.tighten(replace(hit, lookup="cached"), self, model)
         got = resolve_input_limit(self.limits, model, self.window_lookup)
         if got.lookup == "ok":
             self._windows[model or ""] = got
-        return learned(self).tighten(got, self, model)
+        return self._learned.tighten(got, self, model)
 
     async def _limit_async(self, model: str | None) -> InputLimit:
         hit = self._windows.get(model or "")
         if hit is not None:
-            return learned(self).tighten(replace(hit, lookup="cached"), self, model)
+            return self._learned.tighten(replace(hit, lookup="cached"), self, model)
         got = await resolve_input_limit_async(self.limits, model, self.window_lookup)
         if got.lookup == "ok":
             self._windows[model or ""] = got
-        return learned(self).tighten(got, self, model)
+        return self._learned.tighten(got, self, model)
 
     def _admit(self, model: str | None, limit: InputLimit, tools: bool, gathered: Any, *, new_call: bool) -> Call:
         return admit(self, model, limit, tools, gathered, new_call=new_call)

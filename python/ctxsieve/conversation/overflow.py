@@ -39,6 +39,7 @@ from ctxsieve.admission.limits import InputLimit
 from ctxsieve.conversation.admit import cut_needed
 from ctxsieve.conversation.compaction import compact
 from ctxsieve.conversation.overflow_errors import Overflow, context_overflow
+from ctxsieve.conversation.overflow_learned import ORIGIN, OVERFLOW_MARGIN, Learned
 
 if TYPE_CHECKING:
     from ctxsieve.conversation.call import Call
@@ -53,8 +54,6 @@ Conversation = Any
 OVERFLOW_FACTOR = 0.75
 # Kept free below what the provider's numbers allow: its count of the retry is itself estimated
 # through the ratio of one call, and a message or tool framing can differ by a few tokens.
-OVERFLOW_MARGIN = 0.02
-ORIGIN = "provider_overflow"
 
 
 @dataclass(frozen=True)
@@ -88,66 +87,6 @@ class OverflowEvent:
         }
 
 
-class Learned:
-    """What this conversation's overflows taught it: the provider's count per estimated token
-    (1.0 until an overflow) and the largest input it accepts (None: not said)."""
-
-    def __init__(self) -> None:
-        self.ratio = 1.0
-        self.maximum: int | None = None
-        self.retried: set[int] = set()  # call indexes already retried once
-
-    @property
-    def active(self) -> bool:
-        return self.ratio != 1.0 or self.maximum is not None
-
-    def tokens(self, limit: int, overhead: int, covered: float = 1.0) -> int:
-        """``limit`` tightened by what was learned: the protocol overhead is a reserve in the
-        provider's tokens, the prompt's estimate is what the ratio scales. ``covered``: the part
-        of the ratio a usage calibrator already takes off the same call's limit (so the two do
-        not compound)."""
-        ratio = max(1.0, self.ratio / max(1.0, covered))
-        room = limit - overhead if self.maximum is None else min(limit - overhead, self.maximum)
-        return min(limit, overhead + math.floor(max(0, room) / ratio * (1 - OVERFLOW_MARGIN)))
-
-    def tighten(self, limit: InputLimit, conv: Any = None, model: str | None = None) -> InputLimit:
-        """``limit`` with what was learned applied (unchanged before any overflow)."""
-        if not self.active:
-            return limit
-        n = self.tokens(limit.tokens, conv.limits.protocol_overhead, _calibrated(conv, model))
-        if n >= limit.tokens:
-            return limit
-        said = f"the provider counted {self.ratio:.3f}x the estimate" + (
-            f" and accepts at most {self.maximum} tokens" if self.maximum is not None else ""
-        )
-        note = f"input limit tightened from {limit.tokens} to {n}: an earlier call overflowed ({said})"
-        return replace(limit, tokens=n, origin=ORIGIN, note=_joined(limit.note, note))
-
-
-def _calibrated(conv: Any, model: str | None) -> float:
-    """The factor a usage calibrator (``Conversation(calibrator=...)``, issue 16) will apply to
-    this model's limit after this one: 1.0 without one."""
-    cal = getattr(conv, "calibrator", None)
-    if cal is None or model is None:
-        return 1.0
-    try:
-        return float(cal.calibration(str(conv.estimator.name), model).factor)
-    except Exception:  # the calibrator reports its own store failures; here it only relaxes a bound
-        return 1.0
-
-
-def _joined(a: str | None, b: str) -> str:
-    return b if not a else f"{a}; {b}"
-
-
-def learned(conv: Any) -> Learned:
-    """The conversation's ``Learned`` (made on first use)."""
-    got = conv.__dict__.get("_learned")
-    if got is None:
-        got = conv.__dict__["_learned"] = Learned()
-    return got
-
-
 class ContextOverflowError(ContextBudgetError):
     """The provider refused the same call as too long twice (the first time it was retried
     with a tighter limit): not retried again. ``breakdown`` is the refused retry's; ``limit`` its
@@ -167,7 +106,7 @@ class ContextOverflowError(ContextBudgetError):
 
 
 def _observe(conv: Conversation, call: Call, said: Overflow) -> tuple[Learned, float]:
-    known = learned(conv)
+    known = conv._learned
     estimate = max(1, call.prompt_tokens)  # the provider counts the prompt, not the overhead reserve
     if said.tokens is not None:
         ratio = said.tokens / estimate
@@ -222,7 +161,7 @@ def _begin(conv: Conversation, error: Any) -> tuple[Call, Overflow]:
 
 
 def _refuse_again(conv: Conversation, call: Call, said: Overflow) -> None:
-    if call.call_index not in learned(conv).retried:
+    if call.call_index not in conv._learned.retried:
         return
     _, ratio = _observe(conv, call, said)
     _record(conv, call, said, ratio, None)
@@ -246,7 +185,7 @@ def _record(conv: Conversation, call: Call, said: Overflow, ratio: float, limit:
     )
     conv.overflows.append(ev)
     if limit is not None:
-        learned(conv).retried.add(call.call_index)
+        conv._learned.retried.add(call.call_index)
     conv.events.emit(CONTEXT_OVERFLOW, {"conversation_id": conv.id, **ev.event})
 
 
@@ -289,6 +228,5 @@ __all__ = [
     "ContextOverflowError",
     "OverflowEvent",
     "aretry_after_overflow",
-    "learned",
     "retry_after_overflow",
 ]

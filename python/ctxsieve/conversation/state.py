@@ -23,6 +23,7 @@ from ctxsieve.conversation.call import Call
 from ctxsieve.conversation.compaction_gain import CompactionPolicy, Decision
 from ctxsieve.conversation.context import Shown, TurnContext
 from ctxsieve.conversation.cuts import DEFAULT_GAP_NOTICE, Cut
+from ctxsieve.conversation.overflow_learned import Learned
 from ctxsieve.conversation.reasoning import kept
 from ctxsieve.conversation.tool_roster import Roster
 from ctxsieve.conversation.transcript import Transcript
@@ -100,6 +101,7 @@ class State:
         self.events = Events(on_event)
         self.calibrator = checked_calibrator(calibrator)  # learns from provider usage (opt-in)
         self._calibration: tuple[Calibration, int, int] | None = None  # what the last call applied
+        self._learned = Learned()  # what provider overflows taught (conversation.overflow)
         self._observation: Observation | None = None  # what its usage taught
         # a RunBudget shared by several conversations makes its allowances span them
         self.run = run_limits if isinstance(run_limits, RunBudget) else RunBudget(run_limits or RunLimits())
