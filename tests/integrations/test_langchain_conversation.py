@@ -5,6 +5,7 @@ fallback's smaller window) and one conversation per agent thread."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -272,3 +273,34 @@ def test_an_overflow_is_retried_once_smaller_and_a_second_one_raises() -> None:
     with pytest.raises(ContextOverflowError):
         run_thread(agent, 1, thread="t1")
     assert len(model.seen) == calls + 2
+
+
+def test_a_calibrator_learns_from_usage_metadata_and_every_thread_gets_the_tighter_limit() -> None:
+    from ctxsieve.errors import ConfigError
+    from ctxsieve.tokenizers import UsageCalibrator
+
+    cal = UsageCalibrator(max_age=0, min_prompt_tokens=1)
+    mw = ContextMiddleware(engine(), calibrator=cal, limits=Limits(input_ceiling=6_000, output_reserve=500))
+
+    admitted: list[Any] = []
+
+    def over_by_a_fifth(messages: list[BaseMessage]) -> AIMessage:
+        reply = one_lookup_then_answer(messages)
+        assert mw.last is not None  # admitted before the model is called: its estimate is known
+        admitted.append(mw.last)
+        reported = math.ceil(mw.last.prompt_tokens * 1.2)
+        reply.usage_metadata = {"input_tokens": reported, "output_tokens": 9, "total_tokens": reported + 9}
+        return reply
+
+    model = Scripted(script=over_by_a_fifth)
+    agent = create_agent(model, tools=[lookup], system_prompt="s", middleware=[mw], checkpointer=InMemorySaver())
+    run_thread(agent, 2, thread="t1")
+    c = cal.calibration(mw.conversation("t1").estimator.name, "big")
+    assert c.samples == 4 and c.factor == pytest.approx(1.2, abs=0.02)
+    # another thread of the same middleware is admitted with the learnt factor from its first call
+    run_thread(agent, 1, thread="t2")
+    first = admitted[4]  # t1 made 4 calls
+    assert first.limit.tokens < admitted[0].limit.tokens and "usage calibration" in (first.limit.note or "")
+    assert mw.conversation("t2").usage_report()["calibration"]["applied"]["factor"] == pytest.approx(1.2, abs=0.02)
+    with pytest.raises(ConfigError, match=r"calibrator: expected a ctxsieve\.tokenizers\.UsageCalibrator"):
+        ContextMiddleware(engine(), calibrator=1.2)

@@ -5,6 +5,7 @@ retried attempt), offloading into the stored history, one conversation per conve
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from typing import Any
 
@@ -272,3 +273,28 @@ async def test_an_overflow_is_retried_once_smaller_and_a_second_one_raises() -> 
     with pytest.raises(ContextOverflowError):
         await agent(FunctionModel(model), cap).run("And A-99?", message_history=history)
     assert len(rec.seen) == calls + 2  # the call and its one retry: never a third request
+
+
+async def test_a_calibrator_learns_from_response_usage_and_tightens_the_next_requests_limit() -> None:
+    from pydantic_ai.usage import RequestUsage as PaiUsage
+
+    from ctxsieve.errors import ConfigError
+    from ctxsieve.tokenizers import UsageCalibrator
+
+    cal = UsageCalibrator(max_age=0, min_prompt_tokens=1)
+    cap = ContextCapability(engine(), calibrator=cal, limits=Limits(input_ceiling=6_000, output_reserve=500))
+    rec, admitted = Recorder(), []
+
+    def over_by_a_fifth(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        admitted.append(cap.last)  # admitted before the model is called: its estimate is known
+        reply = rec(messages, info)
+        reply.usage = PaiUsage(input_tokens=math.ceil(cap.last.prompt_tokens * 1.2), output_tokens=9)
+        return reply
+
+    await run_turns(agent(FunctionModel(over_by_a_fifth, model_name="big"), cap), 3)
+    c = cal.calibration("bytes/3", "big")  # the engine's estimator, the default
+    assert c.samples == 6 and c.factor == pytest.approx(1.2, abs=0.02)  # 3 runs of 2 requests
+    assert admitted[-1].limit.tokens < admitted[0].limit.tokens
+    assert "usage calibration" in (admitted[-1].limit.note or "")
+    with pytest.raises(ConfigError, match=r"calibrator: expected a ctxsieve\.tokenizers\.UsageCalibrator"):
+        ContextCapability(engine(), calibrator="1.2")

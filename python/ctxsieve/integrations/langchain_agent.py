@@ -52,6 +52,7 @@ from ctxsieve.integrations.langchain import (
 )
 from ctxsieve.integrations.langchain_messages import read_one, write_one
 from ctxsieve.messages import Message
+from ctxsieve.tokenizers.usage_calibrator import checked_calibrator
 
 _middleware = require("langchain.agents.middleware", "langchain-agent", "langchain")
 _graph_message = require("langgraph.graph.message", "langchain-agent", "langchain")
@@ -107,9 +108,12 @@ class ContextMiddleware(AgentMiddleware):
     Every argument is optional; give the ones you want. ``engine`` feeds each user turn;
     ``budget`` overrides its budget per turn. ``limits`` (``ctxsieve.Limits``), ``window_lookup``
     (``model name -> context window``) and ``estimator`` are the conversation's (docs/conversation.md);
-    ``model_name(model)`` names the chat model for the window lookup (default: its
-    ``model_name`` or ``model`` attribute). ``compactor`` (a ``ctxsieve.loop.Compactor``)
-    compacts the state past its threshold; ``offloader`` caps tool results as they are written;
+    ``model_name(model)`` names the chat model for the window lookup and the calibrator (default:
+    its ``model_name`` or ``model`` attribute). ``calibrator`` (a ``UsageCalibrator``, one for
+    every thread) learns from each reply's ``usage_metadata`` how the provider counts, per model,
+    and tightens later calls' limits when the estimate falls short (docs/tokenizers.md).
+    ``compactor`` (a ``ctxsieve.loop.Compactor``) compacts the state past its threshold;
+    ``offloader`` caps tool results as they are written;
     ``history`` and ``memory`` only add their tools (pass the same ``history`` to the compactor to
     archive what it summarises). ``reader`` is who the agent serves (default: anonymous, public
     content only); ``history`` and ``memory`` keep the reader they were built with. ``last`` is
@@ -131,6 +135,7 @@ class ContextMiddleware(AgentMiddleware):
         limits: Limits | None = None,
         window_lookup: WindowLookup | None = None,
         estimator: Any = None,
+        calibrator: Any = None,
         model_name: Callable[[Any], str | None] | None = None,
         on_event: EventCallback | None = None,
     ):
@@ -142,6 +147,7 @@ class ContextMiddleware(AgentMiddleware):
         self.limits = limits
         self.window_lookup = window_lookup
         self.estimator = estimator
+        self.calibrator = checked_calibrator(calibrator)  # one for every thread: it learns per model
         self.model_name = model_name or _model_name
         self.on_event = on_event
         has_tools = offloader is not None or history is not None or memory is not None
@@ -215,6 +221,7 @@ class ContextMiddleware(AgentMiddleware):
                 tools=tools,
                 limits=self.limits,
                 estimator=self.estimator,
+                calibrator=self.calibrator,
                 reader=self.readers,
                 window_lookup=self.window_lookup,
                 on_event=self.on_event,

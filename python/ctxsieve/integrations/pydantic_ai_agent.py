@@ -61,6 +61,7 @@ from ctxsieve.integrations.pydantic_ai import HistoryProcessor, pydantic_ai_tool
 from ctxsieve.integrations.pydantic_ai_messages import read_one, request_parts, response
 from ctxsieve.messages import Message, user
 from ctxsieve.messages.summary import parse_summary
+from ctxsieve.tokenizers.usage_calibrator import checked_calibrator
 
 _m = require("pydantic_ai.messages", "pydantic-ai", "pydantic-ai-slim")
 _capabilities = require("pydantic_ai.capabilities", "pydantic-ai", "pydantic-ai-slim")
@@ -98,11 +99,14 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
 
     Every argument is optional. ``engine`` feeds each user turn (``budget`` overrides its budget
     per turn); ``limits``, ``window_lookup`` (``model name -> context window``) and ``estimator``
-    are the conversation's (docs/conversation.md); ``offloader`` and ``compactor`` process the
-    stored history (``HistoryProcessor``); the tools of ``offloader``, ``history`` and ``memory``
-    are registered with the agent (``pydantic_ai_tools``); ``reader`` is who the agent serves (default:
-    anonymous, public content only). ``last`` is the latest admitted ``Call``;
-    ``conversation(conversation_id)`` the conversation of a PydanticAI conversation id.
+    are the conversation's (docs/conversation.md); ``calibrator`` (a ``UsageCalibrator``, one for
+    every conversation) learns from each response's usage how the provider counts, per model,
+    and tightens later requests' limits when the estimate falls short (docs/tokenizers.md);
+    ``offloader`` and ``compactor`` process the stored history (``HistoryProcessor``); the tools
+    of ``offloader``, ``history`` and ``memory`` are registered with the agent
+    (``pydantic_ai_tools``); ``reader`` is who the agent serves (default: anonymous, public
+    content only). ``last`` is the latest admitted ``Call``; ``conversation(conversation_id)``
+    the conversation of a PydanticAI conversation id.
     """
 
     def __init__(
@@ -118,6 +122,7 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
         limits: Limits | None = None,
         window_lookup: WindowLookup | None = None,
         estimator: Any = None,
+        calibrator: Any = None,
         on_event: EventCallback | None = None,
     ):
         self.engine = with_budget(engine, budget)
@@ -127,6 +132,7 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
         self.limits = limits
         self.window_lookup = window_lookup
         self.estimator = estimator
+        self.calibrator = checked_calibrator(calibrator)  # one for every thread: it learns per model
         self.on_event = on_event
         self.threads = Threads()
         self.last: Call | None = None
@@ -174,6 +180,7 @@ class ContextCapability(AbstractCapability):  # type: ignore[misc]
                 tools=tools,
                 limits=self.limits,
                 estimator=self.estimator,
+                calibrator=self.calibrator,
                 reader=self.readers,
                 window_lookup=self.window_lookup,
                 on_event=self.on_event,
