@@ -31,9 +31,9 @@ from ctxsieve import ContextEngine, ContextItem, Signals, backend
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from benches.bench_engine import _WORDS, build_ours, check, corpus, median_ms, ours
+    from benches.bench_engine import _WORDS, build_ours, check, corpus, ours
 else:
-    from .bench_engine import _WORDS, build_ours, check, corpus, median_ms, ours
+    from .bench_engine import _WORDS, build_ours, check, corpus, ours
 
 CHANGED = 0.05  # the share of candidates a warm rebuild gets new
 QUERIES = [f"which refund rules apply to plan {k}" for k in range(8)]
@@ -97,10 +97,26 @@ def warm_ms(n: int, rounds: int) -> tuple[float, float, float, float]:
     return cold_wall, warm_wall, cold_cpu, warm_cpu
 
 
-def build_many_ms(n: int, workers: int, rounds: int) -> float:
+def build_many_ms(n: int, rounds: int) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU time (ms, all threads) of ``build_many(QUERIES)`` on 1 and 2 workers
+    and of one ``build_sync``, rounds interleaved so that each sees the same load: a 2-core
+    machine shared with other work gives two threads less than two cores, and the ratio of
+    runs minutes apart measures the load more than the library."""
     engine = ours(corpus(n))
-    engine.build_many(QUERIES[:2], max_workers=workers)  # warm up: the same state for both
-    return median_ms(rounds, functools.partial(engine.build_many, QUERIES, max_workers=workers))
+    runs: dict[str, Any] = {
+        "1 thread": functools.partial(engine.build_many, QUERIES, max_workers=1),
+        "2 threads": functools.partial(engine.build_many, QUERIES, max_workers=2),
+        "one build": functools.partial(engine.build_sync, QUERIES[0]),
+    }
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
+    for fn in runs.values():
+        fn()  # warm up: the same state for every row
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            times[name].append(((time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000))
+    return {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
 
 
 def rss_kb() -> int:
@@ -206,10 +222,12 @@ def table() -> None:
     cold, warm, cold_cpu, warm_cpu = warm_ms(10_000, 21)
     print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms);", end=" ")
     print(f"CPU {warm_cpu:.2f} ms = {warm_cpu / cold_cpu:.2f} of cold ({cold_cpu:.2f} ms)")
-    one = build_many_ms(10_000, 1, 5)
-    two = build_many_ms(10_000, 2, 5)
-    print(f"  build_many, {len(QUERIES)} queries at 10k: 1 thread {one:.1f} ms, 2 threads {two:.1f} ms:", end=" ")
-    print(f"{one / two:.2f}x")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    many = build_many_ms(10_000, 7)
+    (one, one_cpu), (two, two_cpu), (single, single_cpu) = many["1 thread"], many["2 threads"], many["one build"]
+    print(f"  build_many, {len(QUERIES)} queries at 10k: 1 thread {one:.1f} ms (CPU {one_cpu:.1f}),", end=" ")
+    print(f"2 threads {two:.1f} ms (CPU {two_cpu:.1f}): {one / two:.2f}x; one build_sync {single:.1f} ms", end=" ")
+    print(f"(CPU {single_cpu:.1f}); load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
     before, during, peak = peak_rss_mb(100_000)
     print(
         f"  RSS, 100k cold build: {before:.0f} MiB before (corpus and engine), {during:.0f} MiB at most during"

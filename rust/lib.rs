@@ -23,6 +23,8 @@ mod py;
 #[cfg(feature = "python")]
 mod py_args;
 #[cfg(feature = "python")]
+mod py_budget;
+#[cfg(feature = "python")]
 mod py_build;
 #[cfg(feature = "python")]
 mod py_calibrated;

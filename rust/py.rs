@@ -15,6 +15,7 @@ use crate::py_args::{
     beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
     keys_of, not_str, positive_arg, snapshot, surrogatepass, text_of, texts_of, InternalError,
 };
+use crate::py_budget::within;
 use crate::py_calibrated::{calibrated_estimate, PyKnownWords};
 use crate::{bm25, dedupe as dd, fill, grep, order, text, unicode_tables};
 
@@ -102,7 +103,7 @@ fn dedupe(
                 history: history[i],
             })
             .collect();
-        let out = py.detach(|| dd::dedupe(&input, threshold));
+        let out = py.detach(|| within(|| dd::dedupe(&input, threshold)));
         Ok((out.duplicate_of, out.visit_order))
     })
 }
@@ -343,5 +344,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(calibrated_estimate, m)?)?; // issue 7
     m.add_class::<PyKnownWords>()?; // issue 7
     m.add_function(wrap_pyfunction!(crate::py_build::wrapper_texts, m)?)?; // issue 15
+    m.add_function(wrap_pyfunction!(crate::py_budget::set_thread_budget, m)?)?; // issue 15
+    m.add_function(wrap_pyfunction!(crate::py_budget::thread_budget, m)?)?; // issue 15
     Ok(())
 }

@@ -104,6 +104,9 @@ pub fn calibrated_estimate(
     };
     let known = known.map(|k| &k.get().inner);
     guard("calibrated_estimate", || {
-        Ok(py.detach(|| crate::calibrated::estimate_batch(&keys, &costs, known)))
+        // inside the thread's budget (py_budget.rs): a build_many worker's estimates stay on its cores
+        Ok(py.detach(|| {
+            crate::py_budget::within(|| crate::calibrated::estimate_batch(&keys, &costs, known))
+        }))
     })
 }

@@ -91,3 +91,9 @@ __all__ += ["wrapper_texts"]
 def wrapper_texts(
     ids: list[str], sources: list[str], kinds: list[str], citations: list[str | None]
 ) -> list[str | None]: ...
+
+# --- thread budget of the calling thread's kernels (issue 15, rust/py_budget.rs) ---
+__all__ += ["set_thread_budget", "thread_budget"]
+
+def set_thread_budget(threads: int | None) -> None: ...
+def thread_budget() -> int | None: ...

@@ -42,6 +42,7 @@ from ctxsieve.engine.selection import Mark
 from ctxsieve.engine.session import DEFAULT_GAP_NOTICE, DEFAULT_MAX_PROMPT_TOKENS, ContextSession
 from ctxsieve.engine.window import Window
 from ctxsieve.errors import ConfigError, ContextError
+from ctxsieve.kernels.threads import set_thread_budget
 from ctxsieve.stages.candidates import Candidates
 from ctxsieve.stages.policies import Policy
 from ctxsieve.stages.score import rescore
@@ -246,6 +247,10 @@ class ContextEngine:
 
         if len(qs) <= 1:
             return [one(q) for q in qs]
-        workers = max_workers or min(len(qs), os.cpu_count() or 4, 32)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ctxsieve-build") as pool:
+        cores = os.cpu_count() or 4
+        workers = min(max_workers or min(cores, 32), len(qs))
+        # each worker's kernels get its share of the cores (kernels/threads.py): on their own
+        # they use every core, and N builds at once would then want N times the cores
+        budget = max(1, cores // workers) if workers > 1 else None
+        with ThreadPoolExecutor(workers, "ctxsieve-build", set_thread_budget, (budget,)) as pool:
             return list(pool.map(one, qs))
