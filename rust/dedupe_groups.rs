@@ -2,30 +2,31 @@
 //! scattered into partitions by their top bits, each partition grouped in cache, and the groups
 //! numbered in the global order of prefix filtering and handed to their items.
 
+use crate::dedupe_scatter::{Chunk, PARTITIONS, PARTITION_BITS};
 use rayon::prelude::*;
 
-/// Number of partitions for finding shared shingles; each holds a few thousand pairs at 10k
-/// items, small enough to sort in cache.
-const PARTITION_BITS: u32 = 10;
-const PARTITIONS: usize = 1 << PARTITION_BITS;
-
-/// The shingles that two or more items share, as groups numbered in the global order:
-/// frequency (the number of items holding it, at least 2) ascending, then hash.
+/// The shingles that two or more items share, as groups numbered in the global order of
+/// prefix filtering: frequency (the number of items holding it, at least 2) ascending, then
+/// the rank of its first holder, then hash. Any fixed tie-break keeps the filter exact (see
+/// `dedupe.rs`); the first holder's rank puts the shingles an item shares with the same items
+/// next to each other (a near-copy's ~60 shingles shared with its original get consecutive
+/// numbers), so the visit's per-group arrays are read in runs and an item's groups fill few
+/// 64-bit words (`dedupe_blocks`).
 ///
 /// `freq[g]` is the frequency of group `g`, and `of_item[item_starts[r]..item_starts[r + 1]]`
 /// the groups of the item of rank `r` in ascending order: rarest first. Shingles held by one
 /// item only are left out: they cannot add to any overlap, and in the global order they come
 /// before every shared shingle (frequency 1), so a prefix of an item's full order is its unique
-/// shingles followed by a prefix of its shared ones. Numbering groups in that order (rather than
-/// by hash) puts the shingles of one template or footer, which have about the same frequency,
-/// next to each other, so an item's common shingles fill a few 64-bit words (`dedupe_blocks`).
+/// shingles followed by a prefix of its shared ones.
 ///
 /// How it got here (dedupe of 10k items of 150 words, native): one hash map from every shingle
 /// to the kept items holding it missed the cache on nearly every access (~170 ms); resolving
 /// shared shingles per partition with small hash maps and then a map over the shared ones only
-/// (~60 ms at 10k, but 1.1 s of 1.6 s at 100k in those two steps); now pairs are scattered into
-/// partitions by the top bits of the hash, each partition is sorted in cache (in parallel), and
-/// groups are handed to items with a counting sort, so nothing random touches a large table.
+/// (~60 ms at 10k, but 1.1 s of 1.6 s at 100k in those two steps); then pairs scattered into
+/// partitions by the top bits of the hash, each partition sorted in cache (in parallel), and
+/// groups handed to items with a counting sort, so nothing random touches a large table; now
+/// the scatter is fused with the shingling (`dedupe_scatter.rs`), groups are numbered by two
+/// counting passes, and handed to items in that order, so no item's list needs sorting.
 pub struct Groups {
     pub freq: Vec<u32>,
     pub item_starts: Vec<u32>,
@@ -47,89 +48,57 @@ impl Groups {
     }
 }
 
-/// `shingles[r]` are the distinct shingle hashes of the item of rank `r`.
-pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
-    let bucket = |h: u64| (h >> (64 - PARTITION_BITS)) as usize; // the top bits
-    let mut part_starts = vec![0usize; PARTITIONS + 1];
-    for hs in shingles {
-        for &h in hs {
-            part_starts[bucket(h) + 1] += 1;
-        }
-    }
-    for p in 0..PARTITIONS {
-        part_starts[p + 1] += part_starts[p];
-    }
-    // the (hash, item) pairs by partition, as two arrays: 12 bytes a shingle, not the 16 of a
-    // padded tuple (the largest allocation of a call: 70 MB instead of 93 at 40k items)
-    let total = part_starts[PARTITIONS];
-    let (mut hashes, mut owners) = (vec![0u64; total], vec![0u32; total]);
-    let mut next = part_starts.clone();
-    for (r, hs) in shingles.iter().enumerate() {
-        for &h in hs {
-            let at = &mut next[bucket(h)];
-            hashes[*at] = h;
-            owners[*at] = r as u32;
-            *at += 1;
-        }
-    }
-    let parts: Vec<(&[u64], &[u32])> = part_starts
-        .windows(2)
-        .map(|w| (&hashes[w[0]..w[1]], &owners[w[0]..w[1]]))
-        .collect();
-    // per partition: the member lists of its shared shingles, one after another, and where
-    // each group starts within them
-    let per_part: Vec<(Vec<u32>, Vec<u32>)> = parts
+/// One partition's shared shingles in hash order: the holders' ranks of each, ascending, one
+/// group after another (`members[starts[g]..starts[g + 1]]`, `starts[0] == 0`).
+struct Part {
+    members: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+/// The shared shingles of the `n` items whose pairs `chunks` holds.
+pub fn shared_groups(chunks: &[Chunk], n: usize) -> Groups {
+    let parts: Vec<Part> = (0..PARTITIONS)
         .into_par_iter()
-        .map_init(Vec::new, |scratch, (hs, rs)| {
-            let part = sort_by_hash(hs, rs, scratch);
-            let (mut members, mut starts) = (Vec::new(), Vec::new());
-            let mut k = 0;
-            while k < part.len() {
-                let mut end = k + 1;
-                while end < part.len() && part[end].0 == part[k].0 {
-                    end += 1;
-                }
-                if end - k > 1 {
-                    starts.push(members.len() as u32);
-                    members.extend(part[k..end].iter().map(|&(_, r)| r));
-                }
-                k = end;
-            }
-            (members, starts)
+        .map_init(Scratch::default, |scratch, p| {
+            group_partition(chunks.iter().flat_map(|c| c.runs(p)), scratch)
         })
         .collect();
-    drop((hashes, owners));
 
-    let mut starts: Vec<u32> = Vec::new();
-    let mut members: Vec<u32> = Vec::new();
-    for (part_members, part_starts) in per_part {
+    // every group's members in one array (hash order of the call), and where each starts
+    let total_groups: usize = parts.iter().map(|p| p.starts.len() - 1).sum();
+    let total_members: usize = parts.iter().map(|p| p.members.len()).sum();
+    let mut starts: Vec<u32> = Vec::with_capacity(total_groups + 1);
+    let mut members: Vec<u32> = Vec::with_capacity(total_members);
+    for part in &parts {
         let base = members.len() as u32;
-        starts.extend(part_starts.iter().map(|&s| base + s));
-        members.extend_from_slice(&part_members);
+        starts.extend(
+            part.starts[..part.starts.len() - 1]
+                .iter()
+                .map(|&s| base + s),
+        );
+        members.extend_from_slice(&part.members);
     }
     starts.push(members.len() as u32);
+    drop(parts);
 
-    // the global order: a counting sort of the groups (hash order) by frequency, stable
-    let hash_freq: Vec<u32> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-    let mut freq_starts = vec![0u32; shingles.len() + 2];
-    for &f in &hash_freq {
-        freq_starts[f as usize + 1] += 1;
+    // the global order: stable counting sorts by first holder, then by frequency
+    let freq_of = |g: usize| starts[g + 1] - starts[g];
+    let by_first = counting_order((0..total_groups as u32).collect(), n, |g| {
+        members[starts[g as usize] as usize] as usize
+    });
+    let numbered = counting_order(by_first, n + 1, |g| freq_of(g as usize) as usize);
+    let mut rank = vec![0u32; total_groups];
+    let mut freq = vec![0u32; total_groups];
+    for (at, &g) in numbered.iter().enumerate() {
+        rank[g as usize] = at as u32;
+        freq[at] = freq_of(g as usize);
     }
-    for f in 0..freq_starts.len() - 1 {
-        freq_starts[f + 1] += freq_starts[f];
-    }
-    let mut rank = vec![0u32; hash_freq.len()];
-    let mut freq = vec![0u32; hash_freq.len()];
-    for (g, &f) in hash_freq.iter().enumerate() {
-        let at = &mut freq_starts[f as usize];
-        rank[g] = *at;
-        freq[*at as usize] = f;
-        *at += 1;
-    }
-    drop(hash_freq);
+    drop(numbered);
 
-    // counting sort of (item, group) by item
-    let n = shingles.len();
+    // hand the groups to their items: read in hash order, so only the writes are scattered
+    // (reading them in the global order instead, so that no item's list would need sorting,
+    // missed the cache on every group: 80 % of this function at 100k items), then sort each
+    // item's list into the global order
     let mut item_starts = vec![0u32; n + 1];
     for &m in &members {
         item_starts[m as usize + 1] += 1;
@@ -137,15 +106,16 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     for r in 0..n {
         item_starts[r + 1] += item_starts[r];
     }
-    let mut cursor = item_starts.clone();
+    let mut cursor = item_starts[..n].to_vec();
     let mut of_item = vec![0u32; members.len()];
-    for g in 0..starts.len() - 1 {
-        for &m in &members[starts[g] as usize..starts[g + 1] as usize] {
-            of_item[cursor[m as usize] as usize] = rank[g];
-            cursor[m as usize] += 1;
+    for (g, w) in starts.windows(2).enumerate() {
+        for &m in &members[w[0] as usize..w[1] as usize] {
+            let to = &mut cursor[m as usize];
+            of_item[*to as usize] = rank[g];
+            *to += 1;
         }
     }
-    drop((members, starts, rank));
+    drop((members, starts, rank, cursor));
     let bounds: Vec<usize> = item_starts.iter().map(|&s| s as usize).collect();
     split_at_starts(&mut of_item, &bounds)
         .into_par_iter()
@@ -157,48 +127,154 @@ pub fn shared_groups(shingles: &[Vec<u64>]) -> Groups {
     }
 }
 
-/// The pairs of one partition in ascending hash order (member order within a hash does not
-/// matter): one counting pass on the hash bits below the partition's, then tiny sorts. Lost to
-/// it: `sort_unstable_by_key` on the whole partition (prepare of 40k plain candidates 303 ms
-/// CPU, against 263-276 ms; 20k 150 against 135). Then the pairs as two arrays instead of one
-/// of padded tuples: 242-253 ms (20k 119). Written and dropped: scattering the pairs into the
-/// partitions on all cores (each chunk of items into its own run of every partition): no
-/// change in CPU time, and a wall-clock gain (at most the scatter's ~25 ms halved) that this
-/// machine's load made unmeasurable.
-fn sort_by_hash<'a>(
-    hashes: &[u64],
-    owners: &[u32],
-    scratch: &'a mut Vec<(u64, u32)>,
-) -> &'a [(u64, u32)] {
-    scratch.clear();
-    if hashes.len() < 64 {
-        scratch.extend(hashes.iter().copied().zip(owners.iter().copied()));
-        scratch.sort_unstable_by_key(|&(h, _)| h);
-        return scratch;
+/// `groups` reordered stably by `key(g)`, which is below `keys`.
+#[inline(never)]
+fn counting_order(groups: Vec<u32>, keys: usize, key: impl Fn(u32) -> usize) -> Vec<u32> {
+    let mut at = vec![0u32; keys + 1];
+    for &g in &groups {
+        at[key(g) + 1] += 1;
     }
-    let bits = (usize::BITS - hashes.len().leading_zeros()).min(14); // ~1 pair per bucket
+    for k in 0..keys {
+        at[k + 1] += at[k];
+    }
+    let mut out = vec![0u32; groups.len()];
+    for &g in &groups {
+        let to = &mut at[key(g)];
+        out[*to as usize] = g;
+        *to += 1;
+    }
+    out
+}
+
+#[derive(Default)]
+struct Scratch {
+    seen: Vec<u64>,
+    twice: Vec<u64>,
+    candidates: Vec<(u64, u32)>,
+    pairs: Vec<(u64, u32)>,
+    buckets: Vec<u32>,
+}
+
+/// The shared shingles among one partition's runs.
+///
+/// Most shingles are held by one item, so a filter drops them first: each hash sets a bit of a
+/// bitmap of at least 16 bits per pair (by the hash bits below the partition's), and a bit set
+/// twice marks a possible repeat; only pairs on a marked bit (the shared ones and ~6 % of the
+/// others) go on to be grouped. Both passes are branch-free and the bitmaps stay in L1.
+/// Measured (`dedupe_phases.rs` on bench_engine's corpus, CPU time of the whole grouping, load
+/// ~8): 100k items 91 ms, against 120 ms grouping every pair as `group_pairs` does; 10k 9.0
+/// against 11.5 ms.
+#[inline(never)]
+fn group_partition<'a>(
+    runs: impl Iterator<Item = (&'a [u64], &'a [u32])> + Clone,
+    scratch: &mut Scratch,
+) -> Part {
+    let len: usize = runs.clone().map(|(h, _)| h.len()).sum();
+    let Scratch {
+        seen,
+        twice,
+        candidates,
+        pairs,
+        buckets,
+    } = scratch;
+    let bits = (usize::BITS - len.leading_zeros() + 4).clamp(6, 24);
     let (shift, mask) = (64 - PARTITION_BITS - bits, (1usize << bits) - 1);
-    let bucket = |h: u64| (h >> shift) as usize & mask;
-    let mut starts = vec![0u32; mask + 2];
-    for &h in hashes {
-        starts[bucket(h) + 1] += 1;
-    }
-    for b in 0..=mask {
-        starts[b + 1] += starts[b];
-    }
-    scratch.resize(hashes.len(), (0, 0));
-    let mut next = starts.clone();
-    for (&h, &r) in hashes.iter().zip(owners) {
-        let at = &mut next[bucket(h)];
-        scratch[*at as usize] = (h, r);
-        *at += 1;
-    }
-    for w in starts.windows(2) {
-        if w[1] - w[0] > 1 {
-            scratch[w[0] as usize..w[1] as usize].sort_unstable_by_key(|&(h, _)| h);
+    seen.clear();
+    seen.resize(1 << (bits - 6), 0);
+    twice.clear();
+    twice.resize(1 << (bits - 6), 0);
+    for (hs, _) in runs.clone() {
+        for &h in hs {
+            let i = (h >> shift) as usize & mask;
+            let (w, b) = (i >> 6, 1u64 << (i & 63));
+            twice[w] |= seen[w] & b;
+            seen[w] |= b;
         }
     }
-    scratch
+    candidates.clear();
+    candidates.resize(len, (0, 0));
+    let mut kept = 0;
+    for (hs, rs) in runs {
+        for (&h, &r) in hs.iter().zip(rs) {
+            let i = (h >> shift) as usize & mask;
+            candidates[kept] = (h, r);
+            kept += (twice[i >> 6] >> (i & 63) & 1) as usize;
+        }
+    }
+    candidates.truncate(kept);
+    group_pairs(candidates, pairs, buckets)
+}
+
+/// The groups among `candidates`: one counting pass on the hash bits below the partition's
+/// puts equal hashes in the same small bucket; a bucket of two or more is then sorted by hash,
+/// and its runs of equal hashes are the groups, their holders in rank order. Lost to it:
+/// `sort_unstable_by_key` on the whole partition (prepare of 40k plain candidates 303 ms CPU,
+/// against 263-276 ms; 20k 150 against 135). Then the pairs as two arrays instead of one of
+/// padded tuples: 242-253 ms (20k 119).
+fn group_pairs(
+    candidates: &mut [(u64, u32)],
+    pairs: &mut Vec<(u64, u32)>,
+    buckets: &mut Vec<u32>,
+) -> Part {
+    let (mut members, mut starts) = (Vec::new(), vec![0u32]);
+    let len = candidates.len();
+    if len < 64 {
+        candidates.sort_unstable_by_key(|&(h, _)| h);
+        collect_groups(candidates, &mut members, &mut starts);
+        return Part { members, starts };
+    }
+    // about one pair in two buckets, so most buckets hold at most one
+    let bits = (usize::BITS - len.leading_zeros() + 1).min(16);
+    let (shift, mask) = (64 - PARTITION_BITS - bits, (1usize << bits) - 1);
+    let bucket = |h: u64| (h >> shift) as usize & mask;
+    buckets.clear();
+    buckets.resize(mask + 1, 0);
+    for &(h, _) in candidates.iter() {
+        buckets[bucket(h)] += 1;
+    }
+    let mut sum = 0u32;
+    for b in buckets.iter_mut() {
+        let c = *b;
+        *b = sum;
+        sum += c;
+    }
+    pairs.clear();
+    pairs.resize(len, (0, 0));
+    for &(h, r) in candidates.iter() {
+        let to = &mut buckets[bucket(h)];
+        pairs[*to as usize] = (h, r);
+        *to += 1;
+    }
+    // buckets[b] is now the end of bucket b
+    let mut begin = 0usize;
+    for &end in buckets.iter() {
+        let end = end as usize;
+        if end - begin > 1 {
+            let run = &mut pairs[begin..end];
+            run.sort_unstable_by_key(|&(h, _)| h);
+            collect_groups(run, &mut members, &mut starts);
+        }
+        begin = end;
+    }
+    Part { members, starts }
+}
+
+/// Appends the runs of two or more equal hashes of `sorted` as groups.
+fn collect_groups(sorted: &[(u64, u32)], members: &mut Vec<u32>, starts: &mut Vec<u32>) {
+    let mut k = 0;
+    while k < sorted.len() {
+        let mut end = k + 1;
+        while end < sorted.len() && sorted[end].0 == sorted[k].0 {
+            end += 1;
+        }
+        if end - k > 1 {
+            let from = members.len();
+            members.extend(sorted[k..end].iter().map(|&(_, r)| r));
+            members[from..].sort_unstable();
+            starts.push(members.len() as u32);
+        }
+        k = end;
+    }
 }
 
 /// `v[starts[p]..starts[p + 1]]` as separate mutable slices, for sorting them in parallel.
@@ -218,22 +294,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partitions_come_out_in_hash_order_with_every_pair() {
-        let mut scratch = Vec::new();
+    fn a_partition_yields_every_shared_hash_with_its_holders_in_rank_order() {
+        let mut scratch = Scratch::default();
         for len in [0usize, 1, 63, 64, 1000, 20_000] {
-            // one partition: the same top bits, the rest spread, with repeats
-            let part: Vec<(u64, u32)> = (0..len as u64)
-                .map(|j| {
-                    let h = (j % 700).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> PARTITION_BITS;
-                    ((5 << (64 - PARTITION_BITS)) | h, j as u32)
-                })
+            // one partition: the same top bits, the rest spread, with repeats; two runs of
+            // ranks (as two chunks give), each in rank order
+            let pair = |j: usize| {
+                let h = ((j % 700) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> PARTITION_BITS;
+                ((5 << (64 - PARTITION_BITS)) | h, j as u32)
+            };
+            let (a, b): (Vec<_>, Vec<_>) =
+                (0..len).map(pair).partition(|&(_, r)| r < len as u32 / 2);
+            let (ah, ar): (Vec<u64>, Vec<u32>) = a.into_iter().unzip();
+            let (bh, br): (Vec<u64>, Vec<u32>) = b.into_iter().unzip();
+            let runs = [(&ah[..], &ar[..]), (&bh[..], &br[..])];
+            let part = group_partition(runs.iter().copied(), &mut scratch);
+            let mut expected: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+            for j in 0..len {
+                let (h, r) = pair(j);
+                expected.entry(h).or_default().push(r);
+            }
+            let expected: Vec<Vec<u32>> = expected.into_values().filter(|m| m.len() > 1).collect();
+            let got: Vec<Vec<u32>> = part
+                .starts
+                .windows(2)
+                .map(|w| part.members[w[0] as usize..w[1] as usize].to_vec())
                 .collect();
-            let mut expected = part.clone();
-            expected.sort_unstable();
-            let (hs, rs): (Vec<u64>, Vec<u32>) = part.iter().copied().unzip();
-            let mut got = sort_by_hash(&hs, &rs, &mut scratch).to_vec();
-            assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "{len}");
-            got.sort_unstable();
             assert_eq!(got, expected, "{len}");
         }
     }

@@ -6,41 +6,44 @@
 
 use crate::dedupe::Item;
 use crate::dedupe_groups::{shared_groups, Groups};
-use crate::text::{content_hash, shingle_set};
+use crate::dedupe_scatter::shingle_chunks;
 use rayon::prelude::*;
 
 /// Lists per group filled during the visit: `push(g, r)` appends rank `r` to group `g`'s list,
 /// whose room was counted beforehand, so appending never allocates and each list stays in
 /// visit order.
 pub struct Lists {
-    starts: Vec<u32>,
-    fill: Vec<u32>,
+    /// `(start, end)` of each group's list: one cache line serves both
+    bounds: Vec<[u32; 2]>,
     items: Vec<u32>,
 }
 
 impl Lists {
     /// `capacity[g]` is the most entries group `g` will get.
     pub fn with_capacity(capacity: impl Iterator<Item = u32>) -> Lists {
-        let mut starts = vec![0u32];
-        for c in capacity {
-            starts.push(starts[starts.len() - 1] + c);
-        }
-        let total = starts[starts.len() - 1] as usize;
+        let mut total = 0u32;
+        let bounds: Vec<[u32; 2]> = capacity
+            .map(|c| {
+                let at = total;
+                total += c;
+                [at, at]
+            })
+            .collect();
         Lists {
-            fill: starts[..starts.len() - 1].to_vec(),
-            starts,
-            items: vec![0; total],
+            bounds,
+            items: vec![0; total as usize],
         }
     }
 
     pub fn push(&mut self, g: u32, r: u32) {
-        let at = &mut self.fill[g as usize];
+        let at = &mut self.bounds[g as usize][1];
         self.items[*at as usize] = r;
         *at += 1;
     }
 
     pub fn get(&self, g: u32) -> &[u32] {
-        &self.items[self.starts[g as usize] as usize..self.fill[g as usize] as usize]
+        let [a, b] = self.bounds[g as usize];
+        &self.items[a as usize..b as usize]
     }
 }
 
@@ -62,54 +65,59 @@ pub fn need(m: usize, threshold: f64) -> usize {
 pub struct Prepared {
     pub groups: Groups,
     /// Number of distinct shingles.
-    pub sizes: Vec<usize>,
+    pub sizes: Vec<u32>,
     /// Length of the short prefix among the item's shared shingles.
-    pub short: Vec<usize>,
+    pub short: Vec<u32>,
     /// Content hash, for texts without words only.
     pub hashes: Vec<Option<u64>>,
+    /// Whether another item (history aside) may have the same id: their id hashes are equal.
+    /// An item whose id hash no other item has can match nobody by id.
+    pub id_shared: Vec<bool>,
 }
 
 pub fn prepare(items: &[Item], order: &[usize], threshold: f64) -> Prepared {
-    // Texts with equal content hashes have equal word sequences, hence equal shingle sets and
-    // containment 1: for a text with words the hash match is always among its near matches.
-    // So the hash is computed only for texts without words, where it is the only way to match
-    // (the reference computes it for every text; the result is the same).
-    let prepared: Vec<(Vec<u64>, Option<u64>)> = order
-        .par_iter()
-        .map(|&i| {
-            let it = &items[i];
-            if it.history {
-                return (Vec::new(), None);
-            }
-            let shingles = shingle_set(it.text);
-            let chash = if shingles.is_empty() {
-                content_hash(it.text)
-            } else {
-                None
-            };
-            (shingles, chash)
-        })
-        .collect();
-    let sizes: Vec<usize> = prepared.iter().map(|p| p.0.len()).collect();
-    let (shingles, hashes): (Vec<Vec<u64>>, Vec<Option<u64>>) = prepared.into_iter().unzip();
-    let groups = shared_groups(&shingles);
-    drop(shingles);
-    let short = (0..sizes.len())
+    let n = order.len();
+    let shingled = shingle_chunks(items, order);
+    let groups = shared_groups(&shingled.chunks, n);
+    drop(shingled.chunks);
+    let sizes = shingled.sizes;
+    let short = (0..n)
+        .into_par_iter()
         .map(|r| {
-            let (a, shared) = (sizes[r], groups.of(r).len());
+            let (a, shared) = (sizes[r] as usize, groups.of(r).len());
             if shared == 0 {
                 return 0;
             }
             let unique = a - shared;
             (a - need(a, threshold) + 1)
                 .saturating_sub(unique)
-                .min(shared)
+                .min(shared) as u32
         })
         .collect();
+    let id_shared = shared_ids(&shingled.ids);
     Prepared {
         groups,
         sizes,
         short,
-        hashes,
+        hashes: shingled.hashes,
+        id_shared,
     }
+}
+
+/// By rank: whether the item's id hash is also another (not history) item's.
+fn shared_ids(ids: &[Option<u64>]) -> Vec<bool> {
+    let mut sorted: Vec<u64> = ids.iter().flatten().copied().collect();
+    sorted.par_sort_unstable();
+    let mut repeated: Vec<u64> = sorted
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    repeated.dedup();
+    if repeated.is_empty() {
+        return vec![false; ids.len()];
+    }
+    ids.iter()
+        .map(|id| id.is_some_and(|h| repeated.binary_search(&h).is_ok()))
+        .collect()
 }

@@ -10,6 +10,7 @@ pub mod dedupe;
 pub mod dedupe_blocks;
 pub mod dedupe_groups;
 pub mod dedupe_index;
+pub mod dedupe_scatter;
 pub mod fill;
 pub mod grep;
 pub mod limits;

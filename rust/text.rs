@@ -175,12 +175,21 @@ pub fn shingle_hashes(text: &str) -> Vec<u64> {
 /// The distinct shingle hashes in first-seen order (what dedupe needs; sorting them cost more
 /// than hashing them, so duplicates are dropped with a small open-addressing table instead).
 pub fn shingle_set(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    shingle_set_into(text, &mut out);
+    out
+}
+
+/// `shingle_set` appended to `out` (dedupe writes every text's set into one buffer per chunk
+/// of items, so no text needs a vector of its own); returns how many were appended.
+pub fn shingle_set_into(text: &str, out: &mut Vec<u64>) -> usize {
+    let before = out.len();
     SCRATCH.with(|cell| {
         let mut guard = cell.borrow_mut();
         let Scratch { buf, spans, table } = &mut *guard;
         joined_words(text, buf, spans);
         if spans.is_empty() {
-            return Vec::new();
+            return;
         }
         let window = SHINGLE_WORDS.min(spans.len());
         let count = spans.len() + 1 - window;
@@ -188,7 +197,7 @@ pub fn shingle_set(text: &str) -> Vec<u64> {
         table.clear();
         table.resize(mask + 1, 0); // 0 marks an empty slot; a real hash of 0 is tracked apart
         let mut zero_seen = false;
-        let mut out = Vec::with_capacity(count);
+        out.reserve(count);
         for j in 0..count {
             let h = xxh3_64(&buf[spans[j].0..spans[j + window - 1].1]);
             if h == 0 {
@@ -207,8 +216,8 @@ pub fn shingle_set(text: &str) -> Vec<u64> {
                 out.push(h);
             }
         }
-        out
-    })
+    });
+    out.len() - before
 }
 
 /// Per-thread buffers reused across texts (allocation and zeroing showed up in profiles).

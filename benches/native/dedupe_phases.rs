@@ -5,7 +5,9 @@
 //!
 //!     cargo run --release --example dedupe_phases -- candidates.tsv [more.tsv ...]
 use ctxsieve::dedupe::{dedupe, visit_order, Item};
+use ctxsieve::dedupe_groups::shared_groups;
 use ctxsieve::dedupe_index::prepare;
+use ctxsieve::dedupe_scatter::shingle_chunks;
 use ctxsieve::text::shingle_set;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -62,6 +64,12 @@ fn main() {
         let (floor, floor_cpu, _) = best_of(5, || {
             items.par_iter().map(|it| shingle_set(it.text).len()).sum()
         });
+        let (sort, sort_cpu, _) = best_of(5, || visit_order(&items).len());
+        let (chunks, chunks_cpu, _) = best_of(5, || shingle_chunks(&items, &order).chunks.len());
+        let shingled = shingle_chunks(&items, &order);
+        let (group, group_cpu, _) =
+            best_of(5, || shared_groups(&shingled.chunks, items.len()).count());
+        drop(shingled);
         let (prep, prep_cpu, _) = best_of(5, || prepare(&items, &order, 0.8).sizes.len());
         let (all, all_cpu, dups) = best_of(5, || {
             dedupe(&items, 0.8)
@@ -82,6 +90,15 @@ fn main() {
             all_cpu * 1e3,
             bytes as f64 / all_cpu / 1e6,
             (all_cpu - prep_cpu) * 1e3
+        );
+        println!(
+            "    phases, wall (cpu) ms: visit order {:.1} ({:.1}), shingling into partitions {:.1} ({:.1}), grouping {:.1} ({:.1})",
+            sort * 1e3,
+            sort_cpu * 1e3,
+            chunks * 1e3,
+            chunks_cpu * 1e3,
+            group * 1e3,
+            group_cpu * 1e3
         );
     }
 }

@@ -1,0 +1,171 @@
+//! The first pass of a dedupe call, fused: shingle each text and scatter its (hash, rank) pairs
+//! into partitions by the top bits of the hash, per chunk of items, on all cores.
+//!
+//! Items are read in the order they sit in memory (not in visit order, which jumps: at 100k
+//! items a miss on every item and on its id), a batch of texts at a time into one flat buffer
+//! that stays in cache (no vector per text), and each pair goes straight into its partition's
+//! region of the chunk. Partition `p` of the call is the union of every chunk's region `p`
+//! (`dedupe_groups.rs` groups each partition on its own). A few chunks per thread, so that a
+//! region is long enough (hundreds of pairs at 100k) to be read back at streaming speed.
+//!
+//! What this replaced (100k candidates of bench_engine's corpus, native, wall time on 2 cores,
+//! load ~4): one vector of shingles per text, in visit order (135 ms of shingling where
+//! shingling alone takes 55-70 ms, and 17 ms to free them), then a sequential counting pass and
+//! scatter of every pair into the partitions (64 ms). Lost on the way: chunks of 128 items, each
+//! scattered by a counting pass into runs of its own (runs of ~20 pairs at 100k, 1024 x 800 of
+//! them: every run read back was a cache miss, grouping 120 -> 159 ms CPU at 100k); visit order
+//! kept for the first pass (each item and its id a miss: this pass 1.97x the shingling floor's
+//! CPU time at 100k, against 1.86x in input order; load 8-9, so only the ratio is worth
+//! quoting).
+
+use crate::dedupe::Item;
+use crate::text::{content_hash, shingle_set_into};
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+pub const PARTITION_BITS: u32 = 10;
+pub const PARTITIONS: usize = 1 << PARTITION_BITS;
+
+/// Items shingled into the flat buffer before it is scattered: ~10k pairs, so the buffer is
+/// still in cache when it is read again.
+const BATCH_ITEMS: usize = 128;
+
+/// Chunks per thread: a few, so a slow core does not hold the others up, and each run of a
+/// partition is long enough (hundreds of pairs at 100k items) to be read at the memory's
+/// streaming speed rather than a miss per run.
+const CHUNKS_PER_THREAD: usize = 4;
+
+pub fn partition_of(h: u64) -> usize {
+    (h >> (64 - PARTITION_BITS)) as usize
+}
+
+fn by_rank<T: Copy + Send + Sync>(v: &[T], order: &[usize]) -> Vec<T> {
+    order.par_iter().map(|&i| v[i]).collect()
+}
+
+/// One chunk's pairs by partition: partition `p`'s are in its region
+/// `p * room..p * room + fill[p]` of `hashes` (their items' ranks in `owners`), then, if the
+/// region filled up, in `spill[p]`.
+pub struct Chunk {
+    room: usize,
+    fill: Vec<u32>,
+    hashes: Vec<u64>,
+    owners: Vec<u32>,
+    spill: Vec<(usize, Vec<u64>, Vec<u32>)>,
+}
+
+impl Chunk {
+    #[inline]
+    fn push(&mut self, h: u64, r: u32) {
+        let p = partition_of(h);
+        let at = self.fill[p] as usize;
+        if at < self.room {
+            self.hashes[p * self.room + at] = h;
+            self.owners[p * self.room + at] = r;
+            self.fill[p] += 1;
+        } else {
+            self.spilled(p, h, r);
+        }
+    }
+
+    #[cold]
+    fn spilled(&mut self, p: usize, h: u64, r: u32) {
+        let k = match self.spill.iter().position(|s| s.0 == p) {
+            Some(k) => k,
+            None => {
+                self.spill.push((p, Vec::new(), Vec::new()));
+                self.spill.len() - 1
+            }
+        };
+        self.spill[k].1.push(h);
+        self.spill[k].2.push(r);
+    }
+
+    /// Partition `p`'s pairs: the region, then what spilled from it.
+    pub fn runs(&self, p: usize) -> impl Iterator<Item = (&[u64], &[u32])> + Clone {
+        let range = p * self.room..p * self.room + self.fill[p] as usize;
+        let spilled = self.spill.iter().filter(move |s| s.0 == p);
+        std::iter::once((&self.hashes[range.clone()], &self.owners[range]))
+            .chain(spilled.map(|s| (&s.1[..], &s.2[..])))
+    }
+}
+
+/// What the first pass knows of every item, by visit rank.
+pub struct Shingled {
+    pub chunks: Vec<Chunk>,
+    /// Number of distinct shingles (0 for history).
+    pub sizes: Vec<u32>,
+    /// Content hash, for texts without words only.
+    pub hashes: Vec<Option<u64>>,
+    /// xxh3 of the id bytes (`None` for history items, which take no part in any match).
+    pub ids: Vec<Option<u64>>,
+}
+
+pub fn shingle_chunks(items: &[Item], order: &[usize]) -> Shingled {
+    let n = order.len();
+    let mut rank_of = vec![0u32; n];
+    for (r, &i) in order.iter().enumerate() {
+        rank_of[i] = r as u32;
+    }
+    // by position first: the items are read in the order they sit in memory
+    let (mut sizes, mut hashes, mut ids) = (vec![0u32; n], vec![None; n], vec![None; n]);
+    let chunk = n
+        .div_ceil(rayon::current_num_threads() * CHUNKS_PER_THREAD)
+        .max(BATCH_ITEMS);
+    let chunks: Vec<Chunk> = items
+        .par_chunks(chunk)
+        .zip(rank_of.par_chunks(chunk))
+        .zip(sizes.par_chunks_mut(chunk))
+        .zip(hashes.par_chunks_mut(chunk))
+        .zip(ids.par_chunks_mut(chunk))
+        .map(|((((items, ranks), sizes), hashes), ids)| {
+            // room for about one pair per 4 bytes of text (a 5-word shingle per word) in each
+            // partition's region: only what is written is ever touched, and what overflows a
+            // region goes to a vector of its own
+            let bytes: usize = items.iter().map(|it| it.text.len()).sum();
+            let room = bytes / 4 / PARTITIONS + 8;
+            let mut out = Chunk {
+                room,
+                fill: vec![0u32; PARTITIONS],
+                hashes: vec![0u64; room * PARTITIONS],
+                owners: vec![0u32; room * PARTITIONS],
+                spill: Vec::new(),
+            };
+            let mut flat = Vec::new();
+            for (b, batch) in items.chunks(BATCH_ITEMS).enumerate() {
+                let at = b * BATCH_ITEMS;
+                flat.clear();
+                for (j, it) in batch.iter().enumerate() {
+                    if it.history {
+                        continue;
+                    }
+                    ids[at + j] = Some(xxh3_64(it.id));
+                    let count = shingle_set_into(it.text, &mut flat);
+                    // Texts with equal content hashes have equal word sequences, hence equal
+                    // shingle sets and containment 1: for a text with words the hash match is
+                    // always among its near matches. So the hash is computed only for texts
+                    // without words, where it is the only way to match (the reference
+                    // computes it for every text; the result is the same).
+                    if count == 0 {
+                        hashes[at + j] = content_hash(it.text);
+                    }
+                    sizes[at + j] = count as u32;
+                }
+                let mut from = 0;
+                for (j, &size) in sizes[at..at + batch.len()].iter().enumerate() {
+                    for &h in &flat[from..from + size as usize] {
+                        out.push(h, ranks[at + j]);
+                    }
+                    from += size as usize;
+                }
+            }
+            out
+        })
+        .collect();
+    Shingled {
+        chunks,
+        sizes: by_rank(&sizes, order),
+        hashes: by_rank(&hashes, order),
+        ids: by_rank(&ids, order),
+    }
+}
