@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import ctxsieve.engine.core as core
+import ctxsieve.kernels.gate as gate_module
 from ctxsieve import CallableSource, ContextEngine, ContextItem, Signals, StaticSource
 from ctxsieve.kernels.threads import current_budget, thread_budget
 from ctxsieve.stages.policies import ScoredKnapsack
@@ -166,3 +168,87 @@ def test_in_memory_sources_start_no_event_loop(monkeypatch):
     monkeypatch.setattr(core, "run", no_loop)
     windows = engine_over(corpus(200)).build_many(["a", "b", "c", "d"], max_workers=2)
     assert [w.query for w in windows] == ["a", "b", "c", "d"]
+
+
+class Overlap:
+    """The default policy, counting how many builds are inside it at once (it sleeps, which
+    lets the GIL go: without a gate the other worker's build walks right in)."""
+
+    name = "overlap"
+
+    def __init__(self) -> None:
+        self.inner = ScoredKnapsack()
+        self.inside = self.most = 0
+        self._lock = threading.Lock()
+
+    def select(self, pool: Any, budget: Any) -> list[str]:
+        with self._lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        time.sleep(0.01)
+        with self._lock:
+            self.inside -= 1
+        return self.inner.select(pool, budget)
+
+
+def test_the_python_stages_of_concurrent_builds_take_turns():
+    policy = Overlap()
+    engine = engine_over(corpus(300), policy)
+    queries = [f"q{i}" for i in range(8)]
+    got = finishes(lambda: engine.build_many(queries, max_workers=4))
+    assert policy.most == 1, "two builds were in their Python stages at once"
+    same_windows(got, [engine.build_sync(q) for q in queries])
+
+
+class Meeting:
+    """A scorer whose calls wait until ``parties`` of them are in flight at once."""
+
+    top_n, alpha = 5, 0.5
+
+    def __init__(self, parties: int) -> None:
+        self.barrier = threading.Barrier(parties, timeout=20)
+
+    async def score(self, query: str, texts: list[str]) -> list[float]:
+        self.barrier.wait()  # raises BrokenBarrierError, a fallback event, if alone too long
+        return [0.5] * len(texts)
+
+
+def test_a_scorer_call_does_not_hold_up_the_other_builds():
+    # two builds must be inside their scorer calls at once: a gate held across the call would
+    # keep the second out, and the first would wait out the barrier and fall back
+    docs = corpus(200)
+    engine = ContextEngine(
+        [StaticSource("Answer briefly.", pinned=True, name="sys"), StaticSource(docs, name="kb")],
+        budget=1500,
+        scorer=Meeting(2),
+    )
+    windows = finishes(lambda: engine.build_many(["a", "b"], max_workers=2))
+    assert [w.trace.events for w in windows] == [[], []]
+    assert all(any(a.startswith("llm ") for e in w.trace for a in e.adjustments) for w in windows)
+
+
+class GateSeen:
+    """The default policy, noting whether the build's thread joined a gate."""
+
+    name = "gate_seen"
+
+    def __init__(self) -> None:
+        self.inner = ScoredKnapsack()
+        self.seen: list[bool] = []
+
+    def select(self, pool: Any, budget: Any) -> list[str]:
+        self.seen.append(getattr(gate_module._local, "gate", None) is not None)
+        return self.inner.select(pool, budget)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "gated"),
+    [(None, True), ("bytes/4", True), (lambda texts: [len(t) // 4 for t in texts], False)],
+)
+def test_only_a_shipped_cheap_estimator_runs_behind_the_gate(estimator, gated):
+    # a counter of one's own may wait on a service: other builds must not wait behind it
+    policy = GateSeen()
+    sources = [StaticSource("Answer briefly.", pinned=True, name="sys"), StaticSource(corpus(100), name="kb")]
+    engine = ContextEngine(sources, budget=1500, policy=policy, estimator=estimator)
+    engine.build_many(["a", "b", "c"], max_workers=2)
+    assert policy.seen == [gated] * 3

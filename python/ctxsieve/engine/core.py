@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -42,6 +43,7 @@ from ctxsieve.engine.selection import Mark
 from ctxsieve.engine.session import DEFAULT_GAP_NOTICE, DEFAULT_MAX_PROMPT_TOKENS, ContextSession
 from ctxsieve.engine.window import Window
 from ctxsieve.errors import ConfigError, ContextError
+from ctxsieve.kernels.gate import gated, join_gate
 from ctxsieve.kernels.threads import set_thread_budget
 from ctxsieve.stages.candidates import Candidates
 from ctxsieve.stages.policies import Policy
@@ -181,22 +183,24 @@ class ContextEngine:
         return b, self.layout if layout is None else check_layout(layout)
 
     def _prepare(self, gathered: Gathered) -> Candidates:
-        return selection.prepare(gathered, self.names, self.estimator, self._weights, self._modes)
+        with gated():  # a build_many worker's Python stages take turns (kernels/gate.py)
+            return selection.prepare(gathered, self.names, self.estimator, self._weights, self._modes)
 
     def _complete(
         self, cands: Candidates, query: str, events: list[str], budget: Budget, layout: Layout, mark: Mark | None
     ) -> Window:
-        return selection.complete(
-            cands,
-            query,
-            events,
-            budget=budget,
-            policy=self.policy,
-            dedupe_threshold=self.dedupe_threshold,
-            layout=layout,
-            estimator=self.estimator,
-            mark=mark,
-        )
+        with gated():
+            return selection.complete(
+                cands,
+                query,
+                events,
+                budget=budget,
+                policy=self.policy,
+                dedupe_threshold=self.dedupe_threshold,
+                layout=layout,
+                estimator=self.estimator,
+                mark=mark,
+            )
 
     @staticmethod
     def _note(events: list[str], event: str | None) -> None:
@@ -252,5 +256,14 @@ class ContextEngine:
         # each worker's kernels get its share of the cores (kernels/threads.py): on their own
         # they use every core, and N builds at once would then want N times the cores
         budget = max(1, cores // workers) if workers > 1 else None
-        with ThreadPoolExecutor(workers, "ctxsieve-build", set_thread_budget, (budget,)) as pool:
+        # and their Python stages take turns (kernels/gate.py), unless the estimator is one that
+        # may wait (a tokenizer's batch lets the GIL go, a counter of one's own may call out)
+        est = self.estimator
+        gate = threading.Lock() if workers > 1 and est.trusted and not est.exact else None
+
+        def start(budget: int | None, gate: threading.Lock | None) -> None:
+            set_thread_budget(budget)
+            join_gate(gate)
+
+        with ThreadPoolExecutor(workers, "ctxsieve-build", start, (budget, gate)) as pool:
             return list(pool.map(one, qs))

@@ -27,6 +27,7 @@ from typing import Any
 
 from ctxsieve.errors import BudgetExceededError
 from ctxsieve.kernels import reference
+from ctxsieve.kernels.gate import ungated
 from ctxsieve.kernels.grep_native import native_grep_lines
 from ctxsieve.kernels.limits import MAX_BETA, MAX_COUNT, check_beta, check_count
 
@@ -183,7 +184,9 @@ def dedupe(
     t = _positive_number("threshold", threshold)
     if t > 1:
         raise ValueError(f"threshold: must be in (0, 1], got {threshold!r}")
-    dup, order = _impl.dedupe(texts, _as_list("ids", ids), _as_list("scores", scores), pinned_l, history_l, t)
+    ids_l, scores_l = _as_list("ids", ids), _as_list("scores", scores)
+    with ungated():  # the other builds of a build_many run their Python meanwhile (kernels/gate.py)
+        dup, order = _impl.dedupe(texts, ids_l, scores_l, pinned_l, history_l, t)
     return DedupeResult(dup, order)
 
 
