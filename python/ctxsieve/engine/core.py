@@ -182,25 +182,25 @@ class ContextEngine:
         b = self.budget if budget is None else Budget(budget, self.budget.caps, self.budget.min_items)
         return b, self.layout if layout is None else check_layout(layout)
 
+    @gated  # a build_many worker's Python stages take turns (kernels/gate.py)
     def _prepare(self, gathered: Gathered) -> Candidates:
-        with gated():  # a build_many worker's Python stages take turns (kernels/gate.py)
-            return selection.prepare(gathered, self.names, self.estimator, self._weights, self._modes)
+        return selection.prepare(gathered, self.names, self.estimator, self._weights, self._modes)
 
+    @gated
     def _complete(
         self, cands: Candidates, query: str, events: list[str], budget: Budget, layout: Layout, mark: Mark | None
     ) -> Window:
-        with gated():
-            return selection.complete(
-                cands,
-                query,
-                events,
-                budget=budget,
-                policy=self.policy,
-                dedupe_threshold=self.dedupe_threshold,
-                layout=layout,
-                estimator=self.estimator,
-                mark=mark,
-            )
+        return selection.complete(
+            cands,
+            query,
+            events,
+            budget=budget,
+            policy=self.policy,
+            dedupe_threshold=self.dedupe_threshold,
+            layout=layout,
+            estimator=self.estimator,
+            mark=mark,
+        )
 
     @staticmethod
     def _note(events: list[str], event: str | None) -> None:

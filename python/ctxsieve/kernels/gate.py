@@ -9,18 +9,23 @@ releases the GIL and asks for nothing); the gate is let go around the native ker
 waiting build's Python runs while this one's kernel runs: the builds fall out of step and the
 two cores stay busy.
 
-A thread joins a gate with ``join_gate`` (``build_many``'s workers do); ``gated()`` holds the
-thread's gate around a block of Python stages (a no-op for a thread that joined none, as in a
-single build), and ``ungated()`` lets it go around a GIL-free kernel call. Only the stages
+A thread joins a gate with ``join_gate`` (``build_many``'s workers do); a function decorated
+``@gated`` runs holding the thread's gate (at no cost for a thread that joined none, as in a
+single build), and ``with ungated():`` lets it go around a GIL-free kernel call. Only the stages
 between gathering and the scorer's call are gated (``ContextEngine._prepare``/``_complete``):
 a source or a scorer that waits for the network must not hold up the other builds.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _local = threading.local()
 
@@ -31,19 +36,22 @@ def join_gate(gate: threading.Lock | None) -> None:
     _local.held = False
 
 
-@contextmanager
-def gated() -> Iterator[None]:
-    """Hold the calling thread's gate for the block, if it joined one and does not hold it yet."""
-    gate = getattr(_local, "gate", None)
-    if gate is None or _local.held:
-        yield
-        return
-    with gate:
-        _local.held = True
-        try:
-            yield
-        finally:
-            _local.held = False
+def gated(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` holding the calling thread's gate, if it joined one and does not hold it yet."""
+
+    @functools.wraps(fn)
+    def holding(*args: P.args, **kwargs: P.kwargs) -> R:
+        gate = getattr(_local, "gate", None)
+        if gate is None or _local.held:
+            return fn(*args, **kwargs)
+        with gate:
+            _local.held = True
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _local.held = False
+
+    return holding
 
 
 @contextmanager
