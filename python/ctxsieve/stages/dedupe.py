@@ -7,11 +7,15 @@ and stale are OR-ed, trust and citation filled when unset; each change is noted
 ``inherited:<field>:<dropped id>`` and a newly inherited stale or human-reviewed signal moves
 the kept copy's final score like its own would have. So a RAG chunk of a policy that the
 knowledge base marks deprecated goes out with it. History is never deduplicated.
+
+With a ``memo`` (``stages.dedupe_memo``, native only) the kernel's decisions come from the texts
+seen in earlier builds, the same decisions as without it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ctxsieve import kernels
 from ctxsieve.stages.calibrate import apply_signals
@@ -19,19 +23,28 @@ from ctxsieve.stages.candidates import Candidates
 from ctxsieve.types import Signals
 
 
-def dedupe(cands: Candidates, threshold: float | None = 0.8) -> int:
-    """Mark duplicates in ``cands.reasons``; returns how many were dropped. ``None`` disables."""
+def dedupe(cands: Candidates, threshold: float | None = 0.8, memo: Any = None) -> int:
+    """Mark duplicates in ``cands.reasons``; returns how many were dropped. ``None`` disables.
+    ``memo``: a ``_native.DedupeMemo`` for ``threshold`` (``DedupeMemos.get``), or None."""
     if threshold is None or len(cands) < 2:
         return 0
-    result = kernels.dedupe(
-        cands.texts, cands.ids, cands.final, pinned=cands.pinned, history=cands.history, threshold=threshold
-    )
-    pairs = result.inheritance
+    pairs = kernel(cands, threshold, memo).inheritance
     ids = cands.ids
     for kept, dropped in pairs:
         cands.reasons[dropped] = f"duplicate_of:{ids[kept]}"
         inherit(cands, kept, dropped)
     return len(pairs)
+
+
+def kernel(cands: Candidates, threshold: float, memo: Any) -> kernels.DedupeResult:
+    """The kernel's decisions, from the memo when there is one (benches time this call)."""
+    if memo is None:
+        return kernels.dedupe(
+            cands.texts, cands.ids, cands.final, pinned=cands.pinned, history=cands.history, threshold=threshold
+        )
+    cols = (cands.texts, cands.ids, cands.final, cands.pinned, cands.history)
+    dup, order, _ = memo.dedupe(*(c if type(c) is list else list(c) for c in cols))
+    return kernels.DedupeResult(dup, order)
 
 
 def inherit(cands: Candidates, kept: int, dropped: int) -> None:
