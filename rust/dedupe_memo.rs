@@ -18,10 +18,11 @@
 //! all match each other) the next builds skip the memo, 1, 2, 4 ... 64 of them, so a workload
 //! the memo cannot hold does not pay for the attempt every time.
 
-use crate::dedupe::{dedupe, visit_order, Item, Outcome};
+use crate::dedupe::{dedupe, Item, Outcome};
 use crate::dedupe_memo_index::{prefix_len, Index, MixMap, NONE};
 use crate::dedupe_memo_join::{probe, self_join};
 use crate::dedupe_memo_slots::{Slot, Slots, TextHash};
+use crate::dedupe_memo_visit::{same_hash_pairs, visit};
 use crate::text::{content_hash, shingle_set};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -228,7 +229,7 @@ impl Memo {
                 *w = base + (*w & !NEW);
             }
         }
-        let out = self.visit(items, &which);
+        let out = visit(&self.slots, items, &which);
         self.maybe_rebuild();
         self.stats.warm += 1;
         (out, Path::Warm)
@@ -329,43 +330,6 @@ impl Memo {
         }
     }
 
-    /// The greedy visit of `dedupe::dedupe` over the neighbour lists.
-    fn visit(&self, items: &[Item], which: &[u32]) -> Outcome {
-        let order = visit_order(items);
-        let mut first_kept = vec![usize::MAX; self.slots.all.len()];
-        let mut by_id: HashMap<&[u8], usize, TextHash> = HashMap::default();
-        let mut duplicate_of = vec![-1i64; items.len()];
-        for (r, &i) in order.iter().enumerate() {
-            let it = &items[i];
-            if it.history {
-                continue;
-            }
-            let k = which[i] as usize;
-            let slot = &self.slots.all[k];
-            if !it.pinned {
-                let mut best = by_id.get(it.id).copied().unwrap_or(usize::MAX);
-                if slot.matches_itself() {
-                    best = best.min(first_kept[k]);
-                }
-                for &u in &slot.nbrs {
-                    best = best.min(first_kept[u as usize]);
-                }
-                if best != usize::MAX {
-                    duplicate_of[i] = order[best] as i64;
-                    continue;
-                }
-            }
-            if first_kept[k] == usize::MAX {
-                first_kept[k] = r;
-            }
-            by_id.entry(it.id).or_insert(r);
-        }
-        Outcome {
-            duplicate_of,
-            visit_order: order,
-        }
-    }
-
     /// A new index over the live texts when the texts added since the last one outgrow it (their
     /// new shingles rank first in its order, which may no longer be rarest first), or removed
     /// texts still linked make up much of it.
@@ -386,25 +350,4 @@ impl Memo {
         self.index = Index::build(&sets, self.threshold).index;
         self.stats.rebuilds += 1;
     }
-}
-
-/// Every pair of texts without words with one content hash; `None` past `max` pairs.
-fn same_hash_pairs(chashes: &[Option<u64>], max: usize) -> Option<Vec<(u32, u32)>> {
-    let mut by: MixMap<Vec<u32>> = MixMap::default();
-    for (k, h) in chashes.iter().enumerate() {
-        if let Some(h) = h {
-            by.entry(*h).or_default().push(k as u32);
-        }
-    }
-    let pairs: usize = by.values().map(|ks| ks.len() * (ks.len() - 1) / 2).sum();
-    if pairs > max {
-        return None;
-    }
-    let mut out = Vec::with_capacity(pairs);
-    for ks in by.values() {
-        for (j, &a) in ks.iter().enumerate() {
-            out.extend(ks[j + 1..].iter().map(|&b| (a, b)));
-        }
-    }
-    Some(out)
 }

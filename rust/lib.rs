@@ -14,6 +14,7 @@ pub mod dedupe_memo;
 pub mod dedupe_memo_index;
 pub mod dedupe_memo_join;
 pub mod dedupe_memo_slots;
+pub mod dedupe_memo_visit;
 #[cfg(test)]
 mod dedupe_memo_tests;
 pub mod dedupe_scatter;

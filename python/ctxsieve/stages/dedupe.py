@@ -20,7 +20,7 @@ from typing import Any
 from ctxsieve import kernels
 from ctxsieve.stages.calibrate import apply_signals
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.types import Signals
+from ctxsieve.types import NO_SIGNALS, Signals
 
 
 def dedupe(cands: Candidates, threshold: float | None = 0.8, memo: Any = None) -> int:
@@ -29,10 +29,11 @@ def dedupe(cands: Candidates, threshold: float | None = 0.8, memo: Any = None) -
     if threshold is None or len(cands) < 2:
         return 0
     pairs = kernel(cands, threshold, memo).inheritance
-    ids = cands.ids
+    ids, reasons, signals = cands.ids, cands.reasons, cands.signals
     for kept, dropped in pairs:
-        cands.reasons[dropped] = f"duplicate_of:{ids[kept]}"
-        inherit(cands, kept, dropped)
+        reasons[dropped] = f"duplicate_of:{ids[kept]}"
+        if signals[dropped] is not NO_SIGNALS:  # most copies carry none: nothing to inherit
+            inherit(cands, kept, dropped)
     return len(pairs)
 
 
