@@ -18,6 +18,7 @@ import dataclasses
 from typing import Any
 
 from ctxsieve import kernels
+from ctxsieve.kernels.gate import ungated
 from ctxsieve.stages.calibrate import apply_signals
 from ctxsieve.stages.candidates import Candidates
 from ctxsieve.types import NO_SIGNALS, Signals
@@ -43,8 +44,11 @@ def kernel(cands: Candidates, threshold: float, memo: Any) -> kernels.DedupeResu
         return kernels.dedupe(
             cands.texts, cands.ids, cands.final, pinned=cands.pinned, history=cands.history, threshold=threshold
         )
-    cols = (cands.texts, cands.ids, cands.final, cands.pinned, cands.history)
-    dup, order, _ = memo.dedupe(*(c if type(c) is list else list(c) for c in cols))
+    cols = [
+        c if type(c) is list else list(c) for c in (cands.texts, cands.ids, cands.final, cands.pinned, cands.history)
+    ]
+    with ungated():  # as kernels.dedupe: the other builds of a build_many run their Python meanwhile
+        dup, order, _ = memo.dedupe(*cols)
     return kernels.DedupeResult(dup, order)
 
 
