@@ -139,6 +139,20 @@ def dedupe_ms(n: int, rounds: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+def memo_rss_mb(n: int) -> tuple[float, int]:
+    """RSS (MiB) the dedupe memo of an engine holds after its candidates were built three times
+    (cold, the fill, warm), against the same engine before; and how many texts it holds."""
+    engine = ours(corpus(n))
+    check(build_ours(engine, cold=True), n)
+    engine._dedupe_memos.clear()
+    gc.collect()
+    before = rss_kb()
+    for _ in range(3):
+        build_ours(engine, cold=False)
+    gc.collect()
+    return (rss_kb() - before) / 1024, engine._dedupe_memos.stats().get("texts", 0)
+
+
 def build_many_ms(n: int, rounds: int) -> dict[str, tuple[float, float]]:
     """Median wall and CPU time (ms, all threads) of ``build_many(QUERIES)`` on 1 and 2 workers
     and of one ``build_sync``, rounds interleaved so that each sees the same load: a 2-core
@@ -268,6 +282,8 @@ def table() -> None:
     print(f"  10k dedupe kernel call, wall/CPU ms: cold {d['cold'][0]:.2f}/{d['cold'][1]:.2f},", end=" ")
     print(f"warm {d['warm'][0]:.2f}/{d['warm'][1]:.2f} ({d['warm'][1] / d['cold'][1]:.2f} of cold by CPU);", end=" ")
     print(f"the build that fills the memo {d['fill'][0]:.2f}/{d['fill'][1]:.2f}")
+    memo_mb, memo_texts = memo_rss_mb(10_000)
+    print(f"  dedupe memo at 10k: {memo_texts} texts, +{memo_mb:.1f} MiB RSS")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     many = build_many_ms(10_000, 7)
     (one, one_cpu), (two, two_cpu), (single, single_cpu) = many["1 thread"], many["2 threads"], many["one build"]
