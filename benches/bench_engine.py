@@ -5,9 +5,9 @@
 
 Both engines get the same candidates (same ids, texts, raw scores, signals, sources, per-source
 caps and minimums, budget) and estimate tokens themselves. Each benchmark asserts its result
-before measuring it. "cold" clears ctxsieve's token cache before every build, so every text
-is estimated again (the peer has no cache); "warm" is the steady state of an agent loop whose
-candidates repeat between calls.
+before measuring it. "cold" clears ctxsieve's token cache and dedupe memo before every build,
+so every text is estimated and deduplicated from scratch (the peer has no cache); "warm" is the
+steady state of an agent loop whose candidates repeat between calls.
 """
 
 from __future__ import annotations
@@ -127,6 +127,7 @@ def peer(records: list[dict[str, Any]]) -> Any:
 def build_ours(engine: ContextEngine, cold: bool) -> Any:
     if cold:
         engine.estimator._cache.clear()
+        engine._dedupe_memos.clear()  # a cold build starts from an empty dedupe memo too
     return engine.build_sync("which refund rules apply to the team plan")
 
 

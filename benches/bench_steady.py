@@ -7,9 +7,13 @@ same as the previous build's, ``build_many`` on one and two threads, and memory 
 
 "warm 95 %": the same engine builds again after 5 % of its candidates (spread over every
 source) were replaced by new ones (a new id, a new text, a new score), as a loop's retrieval
-changes a little between turns; "cold" is bench_engine's (token cache cleared every build).
-The replacements are made before the clock starts. ``CTXSIEVE_STEADY_BUILDS`` sets how many
-consecutive builds the memory row makes (default 10,000 in the table, 200 in the pytest test).
+changes a little between turns; "cold" is bench_engine's (token cache and dedupe memo cleared
+every build). The replacements are made before the clock starts. The dedupe row times the
+dedupe kernel call inside those builds (``stages.dedupe.kernel``: the memo's on a warm build,
+the cold kernel on a cold one), and the one build that fills the memo: the second build of a
+candidate set, which joins all its texts (the first runs the cold kernel and notes the texts).
+``CTXSIEVE_STEADY_BUILDS`` sets how many consecutive builds the memory row makes (default
+10,000 in the table, 200 in the pytest test).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 import pytest
 
 from ctxsieve import ContextEngine, ContextItem, Signals, backend
+from ctxsieve.stages import dedupe as dedupe_stage
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -95,6 +100,57 @@ def warm_ms(n: int, rounds: int) -> tuple[float, float, float, float]:
     build_ours(engine, cold=False)
     warm_wall, warm_cpu = timed(False)
     return cold_wall, warm_wall, cold_cpu, warm_cpu
+
+
+def dedupe_ms(n: int, rounds: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) ms of the dedupe kernel call in cold and warm-95 % builds at ``n``,
+    and of the build that fills the memo; plus the memo's counters after."""
+    engine = ours(corpus(n))
+    churn = Churn(engine)
+    spent: list[tuple[float, float]] = []
+    kernel = dedupe_stage.kernel
+
+    def timed(*args: Any) -> Any:
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            return kernel(*args)
+        finally:
+            spent.append(((time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000))
+
+    def medians(cold: bool) -> tuple[float, float]:
+        del spent[:]
+        for _ in range(rounds):
+            if not cold:
+                churn.apply(churn.plan())
+            build_ours(engine, cold=cold)
+        return statistics.median(w for w, _ in spent), statistics.median(c for _, c in spent)
+
+    dedupe_stage.kernel = timed
+    try:
+        out = {"cold": medians(True)}
+        del spent[:]
+        build_ours(engine, cold=False)  # the second build of these candidates: all joined
+        out["fill"] = spent[-1]
+        out["warm"] = medians(False)
+    finally:
+        dedupe_stage.kernel = kernel
+    stats = engine._dedupe_memos.stats()
+    assert backend() != "native" or stats["warm"] >= rounds, stats
+    return out
+
+
+def memo_rss_mb(n: int) -> tuple[float, int]:
+    """RSS (MiB) the dedupe memo of an engine holds after its candidates were built three times
+    (cold, the fill, warm), against the same engine before; and how many texts it holds."""
+    engine = ours(corpus(n))
+    check(build_ours(engine, cold=True), n)
+    engine._dedupe_memos.clear()
+    gc.collect()
+    before = rss_kb()
+    for _ in range(3):
+        build_ours(engine, cold=False)
+    gc.collect()
+    return (rss_kb() - before) / 1024, engine._dedupe_memos.stats().get("texts", 0)
 
 
 def build_many_ms(n: int, rounds: int) -> dict[str, tuple[float, float]]:
@@ -222,6 +278,12 @@ def table() -> None:
     cold, warm, cold_cpu, warm_cpu = warm_ms(10_000, 21)
     print(f"  10k warm, 95 % unchanged: {warm:.2f} ms = {warm / cold:.2f} of cold ({cold:.2f} ms);", end=" ")
     print(f"CPU {warm_cpu:.2f} ms = {warm_cpu / cold_cpu:.2f} of cold ({cold_cpu:.2f} ms)")
+    d = dedupe_ms(10_000, 21)
+    print(f"  10k dedupe kernel call, wall/CPU ms: cold {d['cold'][0]:.2f}/{d['cold'][1]:.2f},", end=" ")
+    print(f"warm {d['warm'][0]:.2f}/{d['warm'][1]:.2f} ({d['warm'][1] / d['cold'][1]:.2f} of cold by CPU);", end=" ")
+    print(f"the build that fills the memo {d['fill'][0]:.2f}/{d['fill'][1]:.2f}")
+    memo_mb, memo_texts = memo_rss_mb(10_000)
+    print(f"  dedupe memo at 10k: {memo_texts} texts, +{memo_mb:.1f} MiB RSS")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     many = build_many_ms(10_000, 7)
     (one, one_cpu), (two, two_cpu), (single, single_cpu) = many["1 thread"], many["2 threads"], many["one build"]

@@ -22,8 +22,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ctxsieve import backend, kernels
+from ctxsieve import backend
 from ctxsieve.engine import selection
+from ctxsieve.stages import dedupe as dedupe_stage
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -38,7 +39,7 @@ STAGES = [
     (selection, "estimate", "estimate"),
     (selection, "rendered_costs", "rendered costs"),
     (selection, "calibrate", "calibrate"),
-    (kernels, "dedupe", "dedupe: kernel"),
+    (dedupe_stage, "kernel", "dedupe: kernel"),  # the memo's call or kernels.dedupe
     (selection, "dedupe", "dedupe: stage (incl. kernel)"),
     (selection, "inherited_citations", "inherited citations"),
     (selection, "select", "select (fill)"),

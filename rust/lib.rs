@@ -10,6 +10,13 @@ pub mod dedupe;
 pub mod dedupe_blocks;
 pub mod dedupe_groups;
 pub mod dedupe_index;
+pub mod dedupe_memo;
+pub mod dedupe_memo_index;
+pub mod dedupe_memo_join;
+pub mod dedupe_memo_slots;
+pub mod dedupe_memo_visit;
+#[cfg(test)]
+mod dedupe_memo_tests;
 pub mod dedupe_scatter;
 pub mod fill;
 pub mod grep;
@@ -29,3 +36,5 @@ mod py_budget;
 mod py_build;
 #[cfg(feature = "python")]
 mod py_calibrated;
+#[cfg(feature = "python")]
+mod py_dedupe_memo;

@@ -46,6 +46,7 @@ from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.kernels.gate import gated, join_gate
 from ctxsieve.kernels.threads import set_thread_budget
 from ctxsieve.stages.candidates import Candidates
+from ctxsieve.stages.dedupe_memo import DedupeMemos
 from ctxsieve.stages.policies import Policy
 from ctxsieve.stages.score import rescore
 from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
@@ -95,6 +96,8 @@ class ContextEngine:
         self._weights = [float(c.weight) for c in self.configs]
         self._modes = [c.mode for c in self.configs]
         self._gathering = Gathering(self.configs, self.source_timeout)
+        # the texts earlier builds deduplicated, so a warm build joins only the new ones
+        self._dedupe_memos = DedupeMemos()
 
     # -- step one: gather ------------------------------------------------------------------
 
@@ -200,6 +203,7 @@ class ContextEngine:
             layout=layout,
             estimator=self.estimator,
             mark=mark,
+            dedupe_memo=None if self.dedupe_threshold is None else self._dedupe_memos.get(self.dedupe_threshold),
         )
 
     @staticmethod

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ctxsieve.engine.gather import Gathered
 from ctxsieve.engine.window import Window
@@ -64,9 +65,11 @@ def complete(
     layout: Layout,
     estimator: Estimator,
     mark: Mark | None = None,
+    dedupe_memo: Any = None,
 ) -> Window:
-    """Deduplicate, mark, fill, order: the window of ``cands``."""
-    if dedupe(cands, dedupe_threshold):
+    """Deduplicate, mark, fill, order: the window of ``cands``. ``dedupe_memo``: the engine's
+    memo of earlier builds' texts for ``dedupe_threshold`` (``stages.dedupe_memo``), or None."""
+    if dedupe(cands, dedupe_threshold, dedupe_memo):
         inherited_citations(cands, estimator)  # a kept copy's wrapper may now carry a citation
     if mark is not None:
         mark(cands, events)  # before the policy: what the caller already shows costs no budget

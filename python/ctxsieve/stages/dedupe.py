@@ -7,31 +7,49 @@ and stale are OR-ed, trust and citation filled when unset; each change is noted
 ``inherited:<field>:<dropped id>`` and a newly inherited stale or human-reviewed signal moves
 the kept copy's final score like its own would have. So a RAG chunk of a policy that the
 knowledge base marks deprecated goes out with it. History is never deduplicated.
+
+With a ``memo`` (``stages.dedupe_memo``, native only) the kernel's decisions come from the texts
+seen in earlier builds, the same decisions as without it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ctxsieve import kernels
+from ctxsieve.kernels.gate import ungated
 from ctxsieve.stages.calibrate import apply_signals
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.types import Signals
+from ctxsieve.types import NO_SIGNALS, Signals
 
 
-def dedupe(cands: Candidates, threshold: float | None = 0.8) -> int:
-    """Mark duplicates in ``cands.reasons``; returns how many were dropped. ``None`` disables."""
+def dedupe(cands: Candidates, threshold: float | None = 0.8, memo: Any = None) -> int:
+    """Mark duplicates in ``cands.reasons``; returns how many were dropped. ``None`` disables.
+    ``memo``: a ``_native.DedupeMemo`` for ``threshold`` (``DedupeMemos.get``), or None."""
     if threshold is None or len(cands) < 2:
         return 0
-    result = kernels.dedupe(
-        cands.texts, cands.ids, cands.final, pinned=cands.pinned, history=cands.history, threshold=threshold
-    )
-    pairs = result.inheritance
-    ids = cands.ids
+    pairs = kernel(cands, threshold, memo).inheritance
+    ids, reasons, signals = cands.ids, cands.reasons, cands.signals
     for kept, dropped in pairs:
-        cands.reasons[dropped] = f"duplicate_of:{ids[kept]}"
-        inherit(cands, kept, dropped)
+        reasons[dropped] = f"duplicate_of:{ids[kept]}"
+        if signals[dropped] is not NO_SIGNALS:  # most copies carry none: nothing to inherit
+            inherit(cands, kept, dropped)
     return len(pairs)
+
+
+def kernel(cands: Candidates, threshold: float, memo: Any) -> kernels.DedupeResult:
+    """The kernel's decisions, from the memo when there is one (benches time this call)."""
+    if memo is None:
+        return kernels.dedupe(
+            cands.texts, cands.ids, cands.final, pinned=cands.pinned, history=cands.history, threshold=threshold
+        )
+    cols = [
+        c if type(c) is list else list(c) for c in (cands.texts, cands.ids, cands.final, cands.pinned, cands.history)
+    ]
+    with ungated():  # as kernels.dedupe: the other builds of a build_many run their Python meanwhile
+        dup, order, _ = memo.dedupe(*cols)
+    return kernels.DedupeResult(dup, order)
 
 
 def inherit(cands: Candidates, kept: int, dropped: int) -> None:

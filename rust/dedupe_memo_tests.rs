@@ -1,0 +1,200 @@
+//! Sequences of builds through one memo decide as `dedupe::dedupe` on every build: texts
+//! added, removed and replaced between builds, scores changed, pinned and history items,
+//! repeated ids and texts, near copies, a shared footer, a template, blank and word-less
+//! texts; and with small limits, the fallbacks, eviction and index rebuilds.
+
+use crate::dedupe::{dedupe, Item};
+use crate::dedupe_memo::{Limits, Memo, Path};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const FOOTER: &str = "read the terms of use and the privacy notice before you go on";
+
+fn text(rng: &mut Rng, template: &[String], pool: &[String]) -> String {
+    let pick = rng.below(10);
+    if pick == 0 && !pool.is_empty() {
+        // a near copy of a text seen before
+        let mut ws: Vec<String> = pool[rng.below(pool.len())]
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(ws.len());
+            ws[at] = format!("c{}", rng.below(50));
+        }
+        return ws.join(" ");
+    }
+    if pick == 1 {
+        let mut ws = template.to_vec();
+        for _ in 0..rng.below(6) {
+            let at = rng.below(ws.len());
+            ws[at] = format!("t{}", rng.below(40));
+        }
+        return ws.join(" ");
+    }
+    if pick == 2 {
+        return ["", "  ", "!!!", " !!! ", "?", "a"][rng.below(6)].to_string();
+    }
+    let n = 3 + rng.below(30);
+    let body: Vec<String> = (0..n).map(|_| format!("w{}", rng.below(60))).collect();
+    if rng.below(3) == 0 {
+        format!("{} {FOOTER}", body.join(" "))
+    } else {
+        body.join(" ")
+    }
+}
+
+struct Cand {
+    text: String,
+    id: String,
+    score: f64,
+    pinned: bool,
+    history: bool,
+}
+
+/// Keys of the texts: xxh3, or a bad hash (a text's length mod 3) so that slots share keys.
+fn key(text: &str, bad: bool) -> u64 {
+    if bad {
+        (text.len() % 3) as u64
+    } else {
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    }
+}
+
+fn check_sequence(seed: u64, limits: Limits, builds: usize, size: usize) -> Vec<Path> {
+    let mut rng = Rng(seed * 2 + 1);
+    let template: Vec<String> = (0..30).map(|j| format!("p{j}")).collect();
+    let threshold = [0.8, 0.5, 1.0, 2.0 / 3.0][seed as usize % 4];
+    let mut memo = Memo::new(threshold, limits);
+    let mut pool: Vec<String> = Vec::new();
+    let mut cands: Vec<Cand> = Vec::new();
+    let mut paths = Vec::new();
+    for b in 0..builds {
+        // churn: replace, remove, add; rescore some
+        let changes = if b == 0 {
+            size
+        } else {
+            1 + rng.below(cands.len() / 5 + 1)
+        };
+        for _ in 0..changes {
+            let t = text(&mut rng, &template, &pool);
+            pool.push(t.clone());
+            let c = Cand {
+                text: t,
+                id: format!("i{}", rng.below(size * 2)),
+                score: (rng.below(8) as f64) / 4.0,
+                pinned: rng.below(12) == 0,
+                history: rng.below(15) == 0,
+            };
+            match if b == 0 { 3 } else { rng.below(4) } {
+                0 if !cands.is_empty() => {
+                    let at = rng.below(cands.len());
+                    cands.remove(at);
+                }
+                1 | 2 if !cands.is_empty() => {
+                    let at = rng.below(cands.len());
+                    cands[at] = c;
+                }
+                _ => cands.push(c),
+            }
+        }
+        for c in cands.iter_mut() {
+            if rng.below(5) == 0 {
+                c.score = (rng.below(8) as f64) / 4.0;
+            }
+        }
+        if rng.below(4) == 0 && !cands.is_empty() {
+            let c = &cands[rng.below(cands.len())];
+            let copy = Cand {
+                text: c.text.clone(),
+                id: format!("dup{b}"),
+                score: c.score,
+                pinned: false,
+                history: false,
+            };
+            cands.push(copy);
+        }
+        let items: Vec<Item> = cands
+            .iter()
+            .map(|c| Item {
+                text: &c.text,
+                id: c.id.as_bytes(),
+                score: c.score,
+                pinned: c.pinned,
+                history: c.history,
+            })
+            .collect();
+        let keys: Vec<u64> = cands.iter().map(|c| key(&c.text, seed % 3 == 0)).collect();
+        let want = dedupe(&items, threshold);
+        let (got, path) = memo.dedupe(&items, &keys);
+        assert_eq!(
+            got.duplicate_of, want.duplicate_of,
+            "seed {seed} build {b} ({path:?})"
+        );
+        assert_eq!(got.visit_order, want.visit_order);
+        paths.push(path);
+    }
+    paths
+}
+
+#[test]
+fn warm_builds_decide_as_the_cold_kernel() {
+    for seed in 0..24 {
+        let paths = check_sequence(seed, Limits::default(), 12, 60);
+        // the first build finds every text new and runs the cold kernel; the next joins them
+        assert_eq!(paths[0], Path::ColdNew);
+        assert!(
+            paths
+                .iter()
+                .all(|p| *p == Path::Warm || *p == Path::ColdNew),
+            "{paths:?}"
+        );
+        assert!(
+            paths.iter().filter(|p| **p == Path::Warm).count() >= 8,
+            "{paths:?}"
+        );
+    }
+}
+
+#[test]
+fn with_frequent_rebuilds_and_short_memory() {
+    for seed in 0..24 {
+        let limits = Limits {
+            keep_builds: 1 + seed % 3,
+            rebuild_slack: 0,
+            ..Limits::default()
+        };
+        check_sequence(seed, limits, 12, 60);
+    }
+}
+
+#[test]
+fn bounds_fall_back_to_the_cold_kernel_with_the_same_decisions() {
+    let mut saw = (false, false, false);
+    for seed in 0..24 {
+        let limits = Limits {
+            max_texts: 12 + seed as usize % 8,
+            max_edges: 1 + seed as usize % 4,
+            keep_builds: 2,
+            rebuild_slack: 0,
+        };
+        for p in check_sequence(seed, limits, 20, 14) {
+            saw.0 |= p == Path::ColdTexts;
+            saw.1 |= p == Path::ColdEdges;
+            saw.2 |= p == Path::ColdSkipped;
+        }
+    }
+    assert_eq!(saw, (true, true, true));
+}

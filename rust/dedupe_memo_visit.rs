@@ -1,0 +1,71 @@
+//! The dedupe memo's visit (`dedupe_memo.rs`): `dedupe::dedupe`'s greedy pass replayed over
+//! the memo's neighbour lists, in O(items + edges); and the pairs of word-less texts that match
+//! by content hash.
+//!
+//! An item's match among the kept items is the earliest kept one with its id, its own text
+//! (when that text matches itself: it has shingles or a content hash), or a text it matches;
+//! `first_kept[t]` is the visit rank of the first kept item with text `t`, so the earliest
+//! kept match is a minimum over the item's neighbour list.
+
+use crate::dedupe::{visit_order, Item, Outcome};
+use crate::dedupe_memo_index::MixMap;
+use crate::dedupe_memo_slots::{Slots, TextHash};
+use std::collections::HashMap;
+
+/// The greedy visit of `dedupe::dedupe` over the neighbour lists.
+pub fn visit(slots: &Slots, items: &[Item], which: &[u32]) -> Outcome {
+    let order = visit_order(items);
+    let mut first_kept = vec![usize::MAX; slots.all.len()];
+    let mut by_id: HashMap<&[u8], usize, TextHash> = HashMap::default();
+    let mut duplicate_of = vec![-1i64; items.len()];
+    for (r, &i) in order.iter().enumerate() {
+        let it = &items[i];
+        if it.history {
+            continue;
+        }
+        let k = which[i] as usize;
+        let slot = &slots.all[k];
+        if !it.pinned {
+            let mut best = by_id.get(it.id).copied().unwrap_or(usize::MAX);
+            if slot.matches_itself() {
+                best = best.min(first_kept[k]);
+            }
+            for &u in &slot.nbrs {
+                best = best.min(first_kept[u as usize]);
+            }
+            if best != usize::MAX {
+                duplicate_of[i] = order[best] as i64;
+                continue;
+            }
+        }
+        if first_kept[k] == usize::MAX {
+            first_kept[k] = r;
+        }
+        by_id.entry(it.id).or_insert(r);
+    }
+    Outcome {
+        duplicate_of,
+        visit_order: order,
+    }
+}
+
+/// Every pair of texts without words with one content hash; `None` past `max` pairs.
+pub fn same_hash_pairs(chashes: &[Option<u64>], max: usize) -> Option<Vec<(u32, u32)>> {
+    let mut by: MixMap<Vec<u32>> = MixMap::default();
+    for (k, h) in chashes.iter().enumerate() {
+        if let Some(h) = h {
+            by.entry(*h).or_default().push(k as u32);
+        }
+    }
+    let pairs: usize = by.values().map(|ks| ks.len() * (ks.len() - 1) / 2).sum();
+    if pairs > max {
+        return None;
+    }
+    let mut out = Vec::with_capacity(pairs);
+    for ks in by.values() {
+        for (j, &a) in ks.iter().enumerate() {
+            out.extend(ks[j + 1..].iter().map(|&b| (a, b)));
+        }
+    }
+    Some(out)
+}

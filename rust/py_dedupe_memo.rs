@@ -1,0 +1,215 @@
+//! PyO3 binding of the dedupe memo (`rust/dedupe_memo.rs`) as `ctxsieve._native.DedupeMemo`:
+//! the same arguments, checks and result as `dedupe`, on a memo the engine keeps across builds.
+//!
+//! Builds of one engine may run at once (`build_many`): the memo sits behind a lock, and a
+//! build that finds it taken runs `dedupe::dedupe` (the same decisions) rather than wait. A
+//! panic inside the memo empties it before the panic goes on (as `InternalError`, `guard`), so
+//! no build ever sees a half-updated memo; a poisoned lock is emptied the same way.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, TryLockError};
+
+use crate::dedupe::{dedupe, Item};
+use crate::dedupe_memo::{Limits, Memo, Path};
+use crate::py_args::{
+    bools_of, check_lengths, count_arg, float_arg, floats_of, guard, keys_of, snapshot, texts_of,
+};
+use crate::py_budget::within;
+
+#[pyclass(frozen, name = "DedupeMemo", module = "ctxsieve._native")]
+pub struct PyDedupeMemo {
+    memo: Mutex<Memo>,
+    threshold: f64,
+    /// Builds that found the memo taken, and memos emptied after a panic.
+    busy: AtomicU64,
+    resets: AtomicU64,
+    panic_next: AtomicBool,
+}
+
+fn at_least_one(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let n = count_arg(name, obj)?;
+    if n == 0 {
+        return Err(PyValueError::new_err(format!(
+            "{name}: must be at least 1, got 0"
+        )));
+    }
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+#[pymethods]
+impl PyDedupeMemo {
+    #[new]
+    #[pyo3(signature = (threshold, *, max_texts = None, max_edges = None, keep_builds = None))]
+    fn new(
+        threshold: &Bound<'_, PyAny>,
+        max_texts: Option<&Bound<'_, PyAny>>,
+        max_edges: Option<&Bound<'_, PyAny>>,
+        keep_builds: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        guard("DedupeMemo", || {
+            let threshold = float_arg("threshold", threshold)?;
+            if !(threshold > 0.0 && threshold <= 1.0) {
+                return Err(PyValueError::new_err("threshold: must be in (0, 1]"));
+            }
+            let mut limits = Limits::default();
+            if let Some(v) = max_texts {
+                limits.max_texts = at_least_one("max_texts", v)?.min(1 << 30);
+            }
+            if let Some(v) = max_edges {
+                limits.max_edges = at_least_one("max_edges", v)?;
+            }
+            if let Some(v) = keep_builds {
+                limits.keep_builds = at_least_one("keep_builds", v)? as u64;
+            }
+            Ok(PyDedupeMemo {
+                memo: Mutex::new(Memo::new(threshold, limits)),
+                threshold,
+                busy: AtomicU64::new(0),
+                resets: AtomicU64::new(0),
+                panic_next: AtomicBool::new(false),
+            })
+        })
+    }
+
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// `(duplicate_of, visit_order, path)`: `dedupe`'s result, and "warm" when the memo
+    /// decided, else why `dedupe::dedupe` did ("new", "texts", "edges", "skipped", "busy").
+    fn dedupe(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyAny>,
+        ids: &Bound<'_, PyAny>,
+        scores: &Bound<'_, PyAny>,
+        pinned: &Bound<'_, PyAny>,
+        history: &Bound<'_, PyAny>,
+    ) -> PyResult<(Vec<i64>, Vec<usize>, &'static str)> {
+        guard("DedupeMemo.dedupe", || {
+            let names = ["texts", "ids", "scores", "pinned", "history"];
+            let lists = [texts, ids, scores, pinned, history]
+                .iter()
+                .zip(names)
+                .map(|(l, n)| snapshot(n, l))
+                .collect::<PyResult<Vec<_>>>()?;
+            let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
+            check_lengths(&names, &refs)?;
+            let texts = texts_of(&lists[0], "texts")?;
+            // the memo's keys: Python's str hash, which each str caches (see dedupe_memo_slots)
+            let keys = lists[0]
+                .iter()
+                .map(|o| o.hash().map(|h| h as u64))
+                .collect::<PyResult<Vec<u64>>>()?;
+            let ids = keys_of(&lists[1], "ids")?;
+            let scores = floats_of(&lists[2], "scores")?;
+            let pinned = bools_of(&lists[3])?;
+            let history = bools_of(&lists[4])?;
+            let input: Vec<Item> = (0..texts.len())
+                .map(|i| Item {
+                    text: &texts[i],
+                    id: &ids[i],
+                    score: scores[i],
+                    pinned: pinned[i],
+                    history: history[i],
+                })
+                .collect();
+            let (out, path) = py.detach(|| within(|| self.run(&input, &keys)));
+            let path = match path {
+                None => "busy",
+                Some(Path::Warm) => "warm",
+                Some(Path::ColdTexts) => "texts",
+                Some(Path::ColdEdges) => "edges",
+                Some(Path::ColdSkipped) => "skipped",
+                Some(Path::ColdNew) => "new",
+            };
+            Ok((out.duplicate_of, out.visit_order, path))
+        })
+    }
+
+    /// Forgets every text (waits for a build that holds the memo); the counters stay.
+    fn clear(&self, py: Python<'_>) {
+        py.detach(|| match self.memo.lock() {
+            Ok(mut m) => m.clear(),
+            Err(p) => {
+                p.into_inner().clear();
+                self.memo.clear_poison();
+            }
+        })
+    }
+
+    /// The counters (`dedupe_memo::Stats`, plus `busy` and `resets`) and the memo's size now.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let (s, texts, edges) = py.detach(|| match self.memo.lock() {
+            Ok(m) => (m.stats.clone(), m.texts(), m.edges()),
+            Err(_) => Default::default(),
+        });
+        for (k, v) in [
+            ("builds", s.builds),
+            ("warm", s.warm),
+            ("cold_texts", s.cold_texts),
+            ("cold_edges", s.cold_edges),
+            ("cold_skipped", s.cold_skipped),
+            ("cold_new", s.cold_new),
+            ("full_joins", s.full_joins),
+            ("rebuilds", s.rebuilds),
+            ("joined", s.joined),
+            ("evicted", s.evicted),
+            ("busy", self.busy.load(Relaxed)),
+            ("resets", self.resets.load(Relaxed)),
+            ("texts", texts as u64),
+            ("edges", edges as u64),
+        ] {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    fn __len__(&self, py: Python<'_>) -> usize {
+        py.detach(|| self.memo.lock().map(|m| m.texts()).unwrap_or(0))
+    }
+
+    /// Makes the next build that takes the memo panic in the middle of updating it, so a test
+    /// can check the memo is emptied rather than left half-updated.
+    fn _panic_next_build_for_tests(&self) {
+        self.panic_next.store(true, Relaxed);
+    }
+}
+
+impl PyDedupeMemo {
+    /// The memo's result, or `dedupe::dedupe`'s with `None` when another build holds it.
+    fn run(&self, input: &[Item], keys: &[u64]) -> (crate::dedupe::Outcome, Option<Path>) {
+        let mut m = match self.memo.try_lock() {
+            Ok(m) => m,
+            Err(TryLockError::WouldBlock) => {
+                self.busy.fetch_add(1, Relaxed);
+                return (dedupe(input, self.threshold), None);
+            }
+            Err(TryLockError::Poisoned(p)) => {
+                let mut m = p.into_inner();
+                m.clear();
+                self.memo.clear_poison();
+                self.resets.fetch_add(1, Relaxed);
+                m
+            }
+        };
+        if self.panic_next.swap(false, Relaxed) {
+            m.panic_in_commit = true;
+        }
+        match catch_unwind(AssertUnwindSafe(|| m.dedupe(input, keys))) {
+            Ok((out, path)) => (out, Some(path)),
+            Err(payload) => {
+                m.clear();
+                self.resets.fetch_add(1, Relaxed);
+                drop(m);
+                resume_unwind(payload)
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+"""The native dedupe memo (issue 15) decides as the cold kernel and the reference on every build.
+
+``_native.DedupeMemo`` keeps the texts of earlier builds with the memo texts each matches, and
+joins only new texts (rust/dedupe_memo.rs). These tests run sequences of builds through one memo
+with churn between builds (texts added, removed, replaced, copied under a new id; scores,
+pinned and history changed), over near copies, a shared footer, a template with a few words
+changed, identical, blank, word-less and Unicode texts (lone surrogates included), and assert
+memo == ``_native.dedupe`` == ``reference.dedupe`` on each build; with small bounds too, where
+builds fall back to the cold kernel. Both backends run this file: the memo is native either way.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxsieve.kernels import reference
+
+from .strategies import TRICKY, ids, scores, unicode_text, word_text
+
+_native = pytest.importorskip("ctxsieve._native")
+
+FOOTER = "read the terms of use and the privacy notice before you go on"
+TEMPLATE = [f"p{j}" for j in range(30)]
+THRESHOLDS = [0.8, 0.8, 0.5, 2 / 3, 1.0, 0.95]
+
+
+@st.composite
+def memo_text(draw: st.DrawFn, seen: list[str]) -> str:
+    kind = draw(st.integers(0, 6))
+    if kind == 0 and seen:  # a near copy of an earlier text, or the text itself
+        words = draw(st.sampled_from(seen)).split()
+        for _ in range(draw(st.integers(0, 3))):
+            if words:
+                words[draw(st.integers(0, len(words) - 1))] = draw(st.sampled_from(["x", "y", "refund", "東京"]))
+        return " ".join(words)
+    if kind == 1:  # one template, a few words changed
+        words = list(TEMPLATE)
+        for _ in range(draw(st.integers(0, 6))):
+            words[draw(st.integers(0, len(words) - 1))] = f"t{draw(st.integers(0, 9))}"
+        return " ".join(words)
+    if kind == 2:
+        return f"{draw(word_text())} {FOOTER}"
+    if kind == 3:
+        return draw(st.sampled_from(["", " ", "!!!", " !!! ", "?", "a", "\ud800 \ud800", "\ufffd \ufffd", *TRICKY]))
+    if kind == 4:
+        return draw(unicode_text)
+    return draw(word_text())
+
+
+@st.composite
+def candidate(draw: st.DrawFn, seen: list[str]) -> dict[str, Any]:
+    text = draw(memo_text(seen))
+    seen.append(text)
+    return {
+        "text": text,
+        "id": draw(ids),
+        "score": draw(scores),
+        "pinned": draw(st.integers(0, 9)) == 0,
+        "history": draw(st.integers(0, 11)) == 0,
+    }
+
+
+def columns(cands: list[dict[str, Any]]) -> tuple[list[Any], ...]:
+    return tuple([c[k] for c in cands] for k in ("text", "id", "score", "pinned", "history"))
+
+
+def check_build(memo: Any, cands: list[dict[str, Any]], threshold: float) -> str:
+    cols = columns(cands)
+    dup, order, path = memo.dedupe(*cols)
+    cold = _native.dedupe(*cols, threshold)
+    assert (dup, order) == cold
+    assert (dup, order) == reference.dedupe(*cols, threshold)
+    return str(path)
+
+
+def churn(draw: st.DrawFn, cands: list[dict[str, Any]], seen: list[str]) -> None:
+    for _ in range(draw(st.integers(0, 8))):
+        op = draw(st.sampled_from(["add", "remove", "replace", "copy", "rescore", "flip"]))
+        at = draw(st.integers(0, max(0, len(cands) - 1)))
+        if op == "add" or not cands:
+            cands.insert(at, draw(candidate(seen)))
+        elif op == "remove":
+            cands.pop(at)
+        elif op == "replace":
+            cands[at] = draw(candidate(seen))
+        elif op == "copy":  # the same text under another id (or the same id)
+            cands.append({**cands[at], "id": draw(ids), "pinned": False})
+        elif op == "rescore":
+            cands[at] = {**cands[at], "score": draw(scores)}
+        else:
+            key = draw(st.sampled_from(["pinned", "history"]))
+            cands[at] = {**cands[at], key: not cands[at][key]}
+
+
+def run_sequence(data: st.DataObject, memo: Any, threshold: float) -> list[str]:
+    seen: list[str] = []
+    cands = data.draw(st.lists(candidate(seen), max_size=25))
+    paths = [check_build(memo, cands, threshold)]
+    for _ in range(data.draw(st.integers(1, 6))):
+        churn(data.draw, cands, seen)
+        paths.append(check_build(memo, cands, threshold))
+    return paths
+
+
+@given(st.data(), st.sampled_from(THRESHOLDS))
+def test_sequences_of_builds_decide_as_cold_and_reference(data, threshold):
+    memo = _native.DedupeMemo(threshold)
+    paths = run_sequence(data, memo, threshold)
+    # a build that finds most texts new runs cold unless its texts repeat the last such build's
+    assert set(paths) <= {"warm", "new"}
+    s = memo.stats()
+    assert s["builds"] == s["warm"] + s["cold_new"] == len(paths)
+
+
+@given(st.data(), st.sampled_from(THRESHOLDS), st.integers(1, 12), st.integers(1, 6), st.integers(1, 3))
+def test_small_bounds_fall_back_with_the_same_decisions(data, threshold, max_texts, max_edges, keep):
+    memo = _native.DedupeMemo(threshold, max_texts=max_texts, max_edges=max_edges, keep_builds=keep)
+    paths = run_sequence(data, memo, threshold)
+    assert set(paths) <= {"warm", "new", "texts", "edges", "skipped"}
+    s = memo.stats()
+    assert s["builds"] == len(paths)
+    assert s["warm"] + s["cold_new"] + s["cold_texts"] + s["cold_edges"] + s["cold_skipped"] == len(paths)
+    assert s["texts"] <= max_texts and s["edges"] <= max_edges
+
+
+def template_copies(n: int, changed: int = 0) -> list[dict[str, Any]]:
+    out = []
+    for k in range(n):
+        words = list(TEMPLATE)
+        for j in range(changed):
+            words[(k * 7 + j * 5) % len(words)] = f"c{k}"
+        out.append({"text": " ".join(words), "id": f"t{k}", "score": k / n, "pinned": False, "history": False})
+    return out
+
+
+def clique(n: int) -> list[dict[str, Any]]:
+    """``n`` copies of the template, each with its own last word: 25 of 26 shingles shared, so
+    every pair matches (n * (n - 1) / 2 pairs)."""
+    out = template_copies(n)
+    for k, c in enumerate(out):
+        c["text"] = " ".join([*TEMPLATE[:-1], f"end{k}"])
+    return out
+
+
+def test_too_many_texts_runs_the_cold_kernel_and_says_so():
+    memo = _native.DedupeMemo(0.8, max_texts=10)
+    cands = template_copies(11, changed=30)  # 11 distinct texts
+    assert check_build(memo, cands, 0.8) == "texts"
+    assert len(memo) == 0
+    assert check_build(memo, cands[:10], 0.8) == "new"  # all new: cold, the texts' keys kept
+    assert len(memo) == 0
+    assert check_build(memo, cands[:10], 0.8) == "warm"  # the same texts again: all joined
+    assert len(memo) == 10
+    assert memo.stats()["cold_texts"] == 1
+
+
+def test_too_many_edges_runs_cold_then_skips_the_memo_for_a_while():
+    memo = _native.DedupeMemo(0.8, max_edges=60)
+    cands = clique(12)  # 66 pairs
+    paths = [check_build(memo, cands, 0.8) for _ in range(7)]
+    # skipped once after the first overflow, twice after the second
+    assert paths == ["new", "edges", "skipped", "new", "edges", "skipped", "skipped"]
+    assert len(memo) == 0  # left as it was
+    assert [check_build(memo, cands[:11], 0.8) for _ in range(2)] == ["new", "warm"]  # 55 pairs fit
+    s = memo.stats()
+    assert s["edges"] == 55
+    assert (s["cold_edges"], s["cold_skipped"], s["cold_new"], s["warm"]) == (2, 3, 3, 1)
+
+
+def test_texts_no_longer_proposed_are_forgotten():
+    memo = _native.DedupeMemo(0.8, keep_builds=2)
+    a, b = template_copies(30, changed=30)[:15], template_copies(30, changed=30)[15:]
+    assert [check_build(memo, a, 0.8) for _ in range(2)] == ["new", "warm"]
+    assert check_build(memo, b, 0.8) == "warm"  # half new: joined against the memo
+    assert len(memo) == 30  # a was proposed one build ago
+    check_build(memo, b, 0.8)
+    assert len(memo) == 15
+    assert memo.stats()["evicted"] == 15
+
+
+def test_a_panic_inside_the_memo_empties_it():
+    memo = _native.DedupeMemo(0.8)
+    cands = template_copies(20, changed=3)
+    check_build(memo, cands[:10], 0.8)
+    check_build(memo, cands[:10], 0.8)
+    assert len(memo) == 10
+    memo._panic_next_build_for_tests()
+    with pytest.raises(_native.InternalError, match="halfway through a commit"):
+        memo.dedupe(*columns(cands))
+    assert len(memo) == 0 and memo.stats()["resets"] == 1
+    assert [check_build(memo, cands, 0.8) for _ in range(2)] == ["new", "warm"]
+    assert len(memo) == 20
+
+
+def test_clear_forgets_the_texts_and_keeps_the_counters():
+    memo = _native.DedupeMemo(0.8)
+    for _ in range(2):
+        check_build(memo, template_copies(5, changed=2), 0.8)
+    assert len(memo) == 5
+    memo.clear()
+    assert len(memo) == 0 and memo.stats()["builds"] == 2
+    # the keys of the last new build went too: the first build after clear is cold
+    assert [check_build(memo, template_copies(5, changed=2), 0.8) for _ in range(2)] == ["new", "warm"]
+    assert memo.stats()["joined"] == 2 * len(memo) == 10
+
+
+def test_threads_share_one_memo_and_every_build_decides_as_cold():
+    """Builds of one memo on 4 threads at once: a build that finds the memo taken runs the cold
+    kernel; every result is the cold kernel's, and every call is counted once."""
+    memo = _native.DedupeMemo(0.8)
+    sets = [template_copies(400, changed=c) for c in (1, 3, 6, 30)]
+    for s in sets:  # a footer too, and texts shared between the sets
+        for j, c in enumerate(s[:100]):
+            c["text"] = f"{sets[0][j]['text'] if j % 2 else c['text']} {FOOTER}"
+    wants = [_native.dedupe(*columns(s), 0.8) for s in sets]
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for r in range(12):
+                s = sets[(k + r) % len(sets)]
+                dup, order, _ = memo.dedupe(*columns(s))
+                assert (dup, order) == wants[(k + r) % len(sets)]
+        except BaseException as exc:  # reported on the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    s = memo.stats()
+    assert s["builds"] + s["busy"] == 48
+    assert s["resets"] == 0
+
+
+def test_arguments_are_checked_like_dedupe():
+    with pytest.raises(ValueError, match=r"threshold: must be in \(0, 1\]"):
+        _native.DedupeMemo(1.5)
+    with pytest.raises(ValueError, match="max_texts: must be at least 1, got 0"):
+        _native.DedupeMemo(0.8, max_texts=0)
+    with pytest.raises(TypeError, match="max_edges: expected an int, got bool"):
+        _native.DedupeMemo(0.8, max_edges=True)
+    memo = _native.DedupeMemo(0.8)
+    bad = [(["a", 3], ["x", "y"], [0.1, 0.2], [False] * 2, [False] * 2), (["a"], ["x", "y"], [0.1], [False], [False])]
+    for args in bad:
+        with pytest.raises((TypeError, ValueError)) as want:
+            _native.dedupe(*args, 0.8)
+        with pytest.raises(type(want.value), match=re.escape(str(want.value))):
+            memo.dedupe(*args)
+    assert len(memo) == 0 and memo.stats()["builds"] == 0
