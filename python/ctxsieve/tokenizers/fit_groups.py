@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import FEATURES, SCALE
+from ctxsieve.kernels.calibrated import CHAR_EXTRA, DIGIT_PIECE, FEATURES, PUNCT_BREAK, SCALE
 from ctxsieve.tokenizers.fit import _simplex_max, measure
 
 # UTF-8 length of the characters each script class counts: the most tokens one can cost
@@ -39,22 +39,37 @@ SCRIPT_BYTES = {
     for i, f in enumerate(FEATURES)
     if f[:3] in ("u2_", "u3_", "u4")
 }
+# A weak script class costs one token a character; its characters' extra tokens alone (the
+# tokenizer's own table, ``char_extra``) come on top at FLOORS' one token each, so a character
+# costs at least what it costs alone: the UTF-8 length for a byte-level tokenizer that does not
+# hold it, 1 for one that does. (Capping at the UTF-8 length, before char_extra, over-counted a
+# held-out script 2-3x for the tokenizers that hold it.)
+WEAK_COST = 1.0
+# Features that count pre-tokenizer pieces, token boundaries or the tokens a character costs
+# alone: at least one token each whatever the category, so the fit may not price them lower.
+FLOORS = {DIGIT_PIECE: 1.0, CHAR_EXTRA: 1.0, PUNCT_BREAK: 1.0}
 SUPPORT_SHARE = 0.005
 SUPPORT_GROUPS = 2
 LOCO_MARGINS = tuple(i / 100 for i in range(0, 21))  # 0 %, 1 %, ..., 20 %
 LOCO_UNDER_SHARE = 0.01
 
 
-def solve_with_fixed(rows: np.ndarray, truth: np.ndarray, fixed: dict[int, float]) -> np.ndarray:
+def solve_with_fixed(
+    rows: np.ndarray, truth: np.ndarray, fixed: dict[int, float], floors: dict[int, float] | None = None
+) -> np.ndarray:
     """``fit.solve_costs`` at margin 0 with the costs of ``fixed`` (feature index -> tokens)
-    given: the program bounds what the fixed costs leave of each document's count."""
+    given and those of ``floors`` at least the floor: the program bounds what the fixed costs
+    and the floors leave of each document's count."""
     keep = truth > 0
     a = rows[keep].astype(float) / truth[keep, None].astype(float)
     need = np.ones(a.shape[0])
     free = np.ones(a.shape[1], dtype=bool)
+    floors = {i: c for i, c in (floors or {}).items() if i not in fixed and i < a.shape[1]}
     for i, c in fixed.items():
         need -= a[:, i] * c
         free[i] = False
+    for i, c in floors.items():
+        need -= a[:, i] * c
     g = a.mean(axis=0)
     used = free & (g > 0)
     costs = np.zeros(a.shape[1])
@@ -63,6 +78,8 @@ def solve_with_fixed(rows: np.ndarray, truth: np.ndarray, fixed: dict[int, float
         costs[used] = _simplex_max(a[rows_left][:, used].T, g[used], need[rows_left])
     for i, c in fixed.items():
         costs[i] = c
+    for i, c in floors.items():
+        costs[i] += c
     return costs
 
 
@@ -83,10 +100,10 @@ def fit_costs(
     rows: np.ndarray, truth: np.ndarray, chars: np.ndarray, groups: np.ndarray, mask: np.ndarray | None = None
 ) -> np.ndarray:
     """Float costs at margin 0 fitted on the documents under ``mask`` (all by default), weakly
-    supported script classes capped at their byte length."""
+    supported script classes at ``WEAK_COST``, ``FLOORS`` respected."""
     mask = np.ones(len(truth), dtype=bool) if mask is None else mask
-    fixed = {i: float(SCRIPT_BYTES[i]) for i in weak_classes(rows, chars, groups, mask)}
-    return solve_with_fixed(rows[mask], truth[mask], fixed)
+    fixed = {i: WEAK_COST for i in weak_classes(rows, chars, groups, mask)}
+    return solve_with_fixed(rows[mask], truth[mask], fixed, FLOORS)
 
 
 def fixed_point(costs: np.ndarray, margin: float) -> np.ndarray:
