@@ -2,14 +2,19 @@
 
 ``fit.solve_costs`` bounds every fitting document, but a kind of text it never saw can still be
 under-counted: a script whose only fitting samples are cheap (Bengali names) prices an expensive
-one (Telugu prose) too low, and no margin covers it. Two rules make a fit hold on categories it
+one (Telugu prose) too low, and no margin covers it. Three rules make a fit hold on categories it
 did not see:
 
-* **Byte caps for weakly supported scripts.** A script class (``u2_*``, ``u3_*``, ``u4``) that
-  fewer than ``SUPPORT_GROUPS`` categories of the fitting corpus use for at least
-  ``SUPPORT_SHARE`` of their characters is not fitted: its cost is fixed at its UTF-8 length
-  (2, 3 or 4 tokens a character), which bounds any byte-level tokenizer, since a token holds at
-  least one byte. The linear program then fits the other costs around it.
+* **Weakly supported scripts at one token a character.** A script class (``u2_*``, ``u3_*``,
+  ``u4``) that fewer than ``SUPPORT_GROUPS`` categories of the fitting corpus use for at least
+  ``SUPPORT_SHARE`` of their characters is not fitted: its cost is fixed at ``WEAK_COST`` (one
+  token a character), and each character's ``char_extra`` (the tokens its tokenizer spends on it
+  alone beyond the first, at least one token each by ``FLOORS``) comes on top, so a held-out
+  script costs at least what its characters cost alone (its UTF-8 length for a byte-level
+  tokenizer that holds none of them). The linear program then fits the other costs around it.
+* **Floors for features that count pieces.** ``digit_piece``, ``char_extra`` and ``punct_break``
+  count pre-tokenizer pieces, tokens a character costs alone and token boundaries: each is at
+  least one token whatever the category, so their costs are kept at >= 1 (``FLOORS``).
 * **A margin chosen on held-out categories.** Every cost is multiplied by ``1 + margin``; the
   margin is the smallest of ``LOCO_MARGINS`` for which leave-one-category-out (fit without a
   category, estimate it) under-counts at most ``LOCO_UNDER_SHARE`` of the documents.
