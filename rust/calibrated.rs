@@ -896,8 +896,8 @@ mod tests {
     fn char_extra_reads_the_table() {
         let k = tables(&[(0x4E2D, 2), (0xF1, 1), (0x1F600, 3)], 0);
         let f = features("中あ😀 ñ".as_bytes(), Some(&k));
-        assert_eq!(f[CHAR_EXTRA], 2 + 0 + 3 + 1);
-        // beyond the table, and without one: the UTF-8 length less one
+        assert_eq!(f[CHAR_EXTRA], 2 + 3 + 1); // あ is not in the table: 0
+                                              // beyond the table, and without one: the UTF-8 length less one
         assert_eq!(features("\u{20000}".as_bytes(), Some(&k))[CHAR_EXTRA], 3);
         assert_eq!(features("é中😀".as_bytes(), None)[CHAR_EXTRA], 6);
         // truncated sequences and stray continuation bytes count nothing and never panic
