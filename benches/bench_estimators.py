@@ -29,6 +29,11 @@ from mixed_corpus import load_jsonl
 TEXTS = [d["text"] for d in load_jsonl(Path(__file__).parent / "data" / "heldout.jsonl")]
 
 
+def _native_tables(profile: Any) -> Any:
+    """The profile's words and character tables as the native module takes them."""
+    return _native.KnownWords(profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs)
+
+
 def _group(benchmark: Any) -> None:
     benchmark.group = "estimate-heldout"
     benchmark.extra_info["bytes"] = sum(len(t.encode("utf-8", "surrogatepass")) for t in TEXTS)
@@ -37,7 +42,7 @@ def _group(benchmark: Any) -> None:
 @pytest.mark.parametrize("threads", ["all", "one"])
 def test_calibrated_native(benchmark: Any, threads: str) -> None:
     profile = load_profile("o200k")
-    costs, known = profile.cost_vector(), _native.KnownWords(profile.known_words)
+    costs, known = profile.cost_vector(), _native_tables(profile)
 
     def whole(texts: list[str]) -> list[int]:
         return _native.calibrated_estimate(texts, costs, known)
@@ -53,10 +58,10 @@ def test_calibrated_native(benchmark: Any, threads: str) -> None:
 def test_calibrated_reference(benchmark: Any) -> None:
     profile = load_profile("o200k")
     costs = profile.cost_vector()
-    known = calibrated.KnownWords(profile.known_words)
+    known = calibrated.KnownWords(profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs)
     head = TEXTS[:40]
     assert calibrated.estimate_reference(head, costs, known) == _native.calibrated_estimate(
-        head, costs, _native.KnownWords(profile.known_words)
+        head, costs, _native_tables(profile)
     )
     _group(benchmark)
     benchmark.pedantic(calibrated.estimate_reference, args=(TEXTS, costs, known), rounds=1, iterations=1)

@@ -4,9 +4,12 @@ splits, by category (``ctxsieve.tokenizers.fit_groups``).
     PYTHONPATH=python python benches/fit_profiles.py [--family cl100k ...] [--dry-run]
 
 Each family's true counts come from its packaged tokenizer; the known-word set is the shipped
-profile's (it comes from the tokenizer's vocabulary, not from the corpus). Weakly supported script
-classes are capped at their byte length and the margin is the smallest that leave-one-category-out
-says under-counts at most 1 % of the documents. ``any`` bounds the largest count of all families.
+profile's (it comes from the tokenizer's vocabulary, not from the corpus), and the character table
+and digit group are read from the packaged tokenizer (``ctxsieve.tokenizers.vocab_chars``).
+Weakly supported script classes cost one token a character (plus their characters' extra tokens),
+piece features at least one token each, and the margin is the smallest that
+leave-one-category-out says under-counts at most 1 % of the documents. ``any`` bounds the largest
+count of all families.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ctxsieve.tokenizers.fit import measure  # noqa: E402
 from ctxsieve.tokenizers.fit_groups import choose_margin, estimates, fit_costs, fixed_point  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
 from ctxsieve.tokenizers.profiles import Profile, load_profile  # noqa: E402
+from ctxsieve.tokenizers.vocab_chars import char_extra_table, combine, digit_group, punct_pairs  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "ctxsieve-bench"
 
@@ -57,9 +61,42 @@ def true_counts(family: str, texts: list[str]) -> np.ndarray:
     return truth
 
 
+Tables = tuple[bytes, int, bytes]  # char_extra, digit_group, punct_pairs
+
+
+def family_tables(family: str) -> Tables:
+    """The packaged tokenizer's character table, digit group and pairs of marks, cached on disk
+    (the table counts 128k characters)."""
+    path = CACHE / f"tables2-{family}.npz"
+    if path.exists():
+        z = np.load(path)
+        return z["table"].tobytes(), int(z["group"]), z["pairs"].tobytes()
+    tok = packaged_tokenizer(family)
+    table, group, pairs = char_extra_table(tok), digit_group(tok), punct_pairs(tok)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    u8 = np.uint8
+    np.savez(path, table=np.frombuffer(table, dtype=u8), group=group, pairs=np.frombuffer(pairs, dtype=u8))
+    return table, group, pairs
+
+
+def tables_for(name: str) -> Tables:
+    """A profile's tables: its family's, or for ``any`` every family's combined."""
+    if name != "any":
+        return family_tables(name)
+    each = [family_tables(f) for f in available_families()]
+    return combine([t[0] for t in each], [t[1] for t in each], [t[2] for t in each])
+
+
+def family_rows(name: str, texts: list[str]) -> tuple[np.ndarray, Tables]:
+    """The feature rows of ``texts`` with the shipped known words and ``name``'s tables."""
+    tables = tables_for(name)
+    known = known_words(load_profile(name).known_words or b"", *tables)
+    return np.array(features_batch(texts, known), dtype=np.int64), tables
+
+
 def fit_family(name: str, texts: list[str], truth: np.ndarray, cats: np.ndarray) -> Profile:
     old = load_profile(name)
-    rows = np.array(features_batch(texts, known_words(old.known_words or b"")), dtype=np.int64)
+    rows, (table, group, pairs) = family_rows(name, texts)
     chars = np.array([len(t) for t in texts], dtype=np.int64)
     costs = fit_costs(rows, truth, chars, cats)
     margin = choose_margin(rows, truth, chars, cats)
@@ -67,14 +104,25 @@ def fit_family(name: str, texts: list[str], truth: np.ndarray, cats: np.ndarray)
     fit = measure(estimates(rows, vector).tolist(), truth.tolist())
     meta = {
         "margin": margin,
-        "method": "fit_groups: weak script classes at their byte length, margin by leave-one-category-out",
+        "method": (
+            "fit_groups: weak script classes at one token a character plus char_extra; digit_piece, "
+            "char_extra and punct_break at least one token; margin by leave-one-category-out"
+        ),
         "fit_corpus": f"{len(texts)} documents in {len(set(cats.tolist()))} categories (benches/fit_profiles.py)",
         "fit": {k: round(v, 4) for k, v in fit.items()},
         "fit_bytes": sum(len(t.encode("utf-8", "surrogatepass")) for t in texts),
     }
     costs_milli = {f: int(min(v, 1_000_000)) for f, v in zip(FEATURES, vector)}
     return Profile(
-        name, costs_milli, family=old.family, tokenizer=old.tokenizer, meta=meta, known_words=old.known_words
+        name,
+        costs_milli,
+        family=old.family,
+        tokenizer=old.tokenizer,
+        meta=meta,
+        known_words=old.known_words,
+        char_extra=table,
+        digit_group=group,
+        punct_pairs=pairs,
     )
 
 

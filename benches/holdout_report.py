@@ -18,11 +18,9 @@ import time
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import features_batch, known_words
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.fit_groups import by_group, holdout_estimates
 from ctxsieve.tokenizers.packaged import available_families
-from ctxsieve.tokenizers.profiles import load_profile
 
 TARGETS = (0.01, 0.05, 0.25)
 
@@ -33,7 +31,7 @@ def _met(m: dict[str, float]) -> str:
 
 
 def run(mode: str, families: list[str] | None = None, margin: float | None = None) -> int:
-    from fit_profiles import fit_corpus, true_counts
+    from fit_profiles import family_rows, fit_corpus, true_counts
 
     docs = fit_corpus()
     texts = [d["text"] for d in docs]
@@ -61,7 +59,7 @@ def run(mode: str, families: list[str] | None = None, margin: float | None = Non
     for name in names:
         t0 = time.perf_counter()
         truth = np.max(np.stack(list(truths.values())), axis=0) if name == "any" else truths[name]
-        rows = np.array(features_batch(texts, known_words(load_profile(name).known_words or b"")), dtype=np.int64)
+        rows = family_rows(name, texts)[0]
         est, margins = holdout_estimates(rows, truth, chars, groups, fit_groups=cats, margin=margin)
         m = measure(est.tolist(), truth.tolist())
         a = measure(est[agent].tolist(), truth[agent].tolist())

@@ -16,7 +16,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::unicode_tables::LETTER2_RANGES;
 
-pub const NUM_FEATURES: usize = 32;
+pub const NUM_FEATURES: usize = 35;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -53,6 +53,17 @@ pub const U3_FULLWIDTH: usize = 28;
 pub const U2_HEBREW: usize = 29;
 pub const U3_DEVA_THAI: usize = 30;
 pub const KNOWN_WORD: usize = 31;
+pub const DIGIT_PIECE: usize = 32;
+pub const CHAR_EXTRA: usize = 33;
+pub const PUNCT_BREAK: usize = 34;
+
+/// Code points the `char_extra` table covers (2 bits each); beyond it a character's extra is
+/// its UTF-8 length less one, the byte-level worst case.
+pub const EXTRA_LIMIT: u32 = 0x2_0000;
+pub const EXTRA_TABLE_BYTES: usize = (EXTRA_LIMIT / 4) as usize;
+pub const MAX_DIGIT_GROUP: u8 = 16;
+/// A bit per ordered pair of ASCII characters, `a * 128 + b`.
+pub const PAIR_TABLE_BYTES: usize = 128 * 128 / 8;
 
 /// "No class yet" for the previous-class state at the start of a text.
 const NONE: u8 = u8::MAX;
@@ -223,6 +234,13 @@ pub struct KnownWords {
     shift: u32, // 64 - log2(slots.len())
     len: usize,
     has_zero: bool,
+    // the tokenizer's extra tokens per character alone, 2 bits per code point below
+    // EXTRA_LIMIT (None: every character its UTF-8 length less one)
+    extra: Option<Box<[u8]>>,
+    // digits per pre-tokenizer piece (0: a whole digit run is one piece)
+    digit_group: u8,
+    // the pairs of ASCII marks some token holds side by side (None: no pair)
+    pairs: Option<Box<[u8]>>,
 }
 
 impl Default for KnownWords {
@@ -233,6 +251,37 @@ impl Default for KnownWords {
             shift: 63,
             len: 0,
             has_zero: false,
+            extra: None,
+            digit_group: 0,
+            pairs: None,
+        }
+    }
+}
+
+/// Why the character tables of a `KnownWords` were refused; `Display` gives the reference's
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableError {
+    ExtraLength(usize),
+    DigitGroup(i128),
+    PairsLength(usize),
+}
+
+impl std::fmt::Display for TableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableError::ExtraLength(n) => write!(
+                f,
+                "known words: char_extra: expected {EXTRA_TABLE_BYTES} bytes (2 bits per code point below U+20000), got {n}"
+            ),
+            TableError::PairsLength(n) => write!(
+                f,
+                "known words: punct_pairs: expected {PAIR_TABLE_BYTES} bytes (a bit per pair of ASCII characters), got {n}"
+            ),
+            TableError::DigitGroup(g) => write!(
+                f,
+                "known words: digit_group: must be in [0, {MAX_DIGIT_GROUP}], got {g}"
+            ),
         }
     }
 }
@@ -252,11 +301,61 @@ impl KnownWords {
             shift: 64 - capacity.trailing_zeros(),
             len: 0,
             has_zero: false,
+            extra: None,
+            digit_group: 0,
+            pairs: None,
         };
         for c in bytes.chunks_exact(4) {
             out.insert(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
         }
         Ok(out)
+    }
+
+    /// The same set with the tokenizer's character tables: `extra` (2 bits per code point
+    /// below `EXTRA_LIMIT`, `EXTRA_TABLE_BYTES` long), `digit_group` and `pairs` (a bit per
+    /// ordered pair of ASCII characters, `PAIR_TABLE_BYTES` long); checked in this order (the
+    /// reference's).
+    pub fn with_tables(
+        mut self,
+        extra: Option<&[u8]>,
+        digit_group: i128,
+        pairs: Option<&[u8]>,
+    ) -> Result<Self, TableError> {
+        if let Some(e) = extra {
+            if e.len() != EXTRA_TABLE_BYTES {
+                return Err(TableError::ExtraLength(e.len()));
+            }
+        }
+        if !(0..=i128::from(MAX_DIGIT_GROUP)).contains(&digit_group) {
+            return Err(TableError::DigitGroup(digit_group));
+        }
+        if let Some(p) = pairs {
+            if p.len() != PAIR_TABLE_BYTES {
+                return Err(TableError::PairsLength(p.len()));
+            }
+        }
+        self.extra = extra.map(|e| e.to_vec().into_boxed_slice());
+        self.digit_group = digit_group as u8;
+        self.pairs = pairs.map(|p| p.to_vec().into_boxed_slice());
+        Ok(self)
+    }
+
+    /// Whether some token holds the ASCII marks `a`, `b` side by side.
+    #[inline]
+    fn holds_pair(&self, a: u8, b: u8) -> bool {
+        let bit = (usize::from(a & 0x7F) << 7) | usize::from(b & 0x7F);
+        self.pairs
+            .as_ref()
+            .is_some_and(|p| (p[bit >> 3] >> (bit & 7)) & 1 == 1)
+    }
+
+    /// The extra tokens of code point `cp` (a sequence of `len` bytes) alone.
+    #[inline]
+    fn extra_of(&self, cp: u32, len: usize) -> u64 {
+        match &self.extra {
+            Some(t) if cp < EXTRA_LIMIT => u64::from(t[(cp >> 2) as usize] >> ((cp & 3) * 2) & 3),
+            _ => len as u64 - 1,
+        }
     }
 
     fn insert(&mut self, h: u32) {
@@ -370,6 +469,43 @@ fn known_end(text: &[u8], i: usize, known: &KnownWords) -> Option<(usize, u8)> {
         .then_some((j, last))
 }
 
+/// The code point of the multi-byte sequence of `len` bytes at `text[i]`, or None when it is
+/// truncated or not led by a lead byte (bytes no Python str produces; their extra is 0).
+#[inline]
+fn code_point(text: &[u8], i: usize, len: usize) -> Option<u32> {
+    if i + len > text.len() {
+        return None;
+    }
+    let cont = |k: usize| u32::from(text[i + k] & 0x3F);
+    let b0 = u32::from(text[i]);
+    match len {
+        2 if b0 >= 0xC0 => Some(((b0 & 0x1F) << 6) | cont(1)),
+        3 => Some(((b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2)),
+        4 => Some(((b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3)),
+        _ => None,
+    }
+}
+
+/// `char_extra` of the sequence at `text[i]` (see the reference's `char_extra`).
+#[inline]
+fn extra_at(text: &[u8], i: usize, known: Option<&KnownWords>) -> u64 {
+    let len = seq_len(text[i]);
+    match code_point(text, i, len) {
+        None => 0,
+        Some(cp) => known.map_or(len as u64 - 1, |k| k.extra_of(cp, len)),
+    }
+}
+
+/// Pre-tokenizer pieces of a digit run of `len` digits, `group` digits a piece (0: one).
+#[inline]
+fn digit_pieces(len: u64, group: u8) -> u64 {
+    if group == 0 {
+        1
+    } else {
+        len.div_ceil(u64::from(group))
+    }
+}
+
 /// The feature counts of one text (UTF-8 or surrogatepass bytes), indexed like `FEATURES`.
 ///
 /// Each run of alphanumerics, spaces or punctuation is consumed by its own tight loop (the
@@ -386,6 +522,8 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
         return f;
     }
     f[DOC] = 1;
+    let tables = known;
+    let group = tables.map_or(0, |k| k.digit_group);
     let known = known.filter(|k| !k.is_empty());
     let mut prev = NONE;
     let mut prev_word_char = false;
@@ -412,8 +550,13 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                 let (mut words, mut digit_runs, mut rare) = (0u64, 0u64, 0u64);
                 let mut p = prev;
                 let mut prev_letter = NO_LETTER;
+                let mut dlen = 0u64; // the current digit run, counted in digit_piece when it ends
                 while i < n {
                     let b = text[i];
+                    if dlen > 0 && !b.is_ascii_digit() {
+                        f[DIGIT_PIECE] += digit_pieces(dlen, group);
+                        dlen = 0;
+                    }
                     if b.is_ascii_lowercase() {
                         // the hot path: a run of lowercase letters, one table lookup a byte
                         words += u64::from(!is_word(p));
@@ -440,6 +583,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                         p = UPPER as u8;
                     } else if b.is_ascii_digit() {
                         digits += 1;
+                        dlen += 1;
                         digit_runs += u64::from(p != DIGIT as u8);
                         prev_letter = NO_LETTER;
                         p = DIGIT as u8;
@@ -447,6 +591,9 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                         break;
                     }
                     i += 1;
+                }
+                if dlen > 0 {
+                    f[DIGIT_PIECE] += digit_pieces(dlen, group);
                 }
                 let len = (i - start) as u64;
                 if len >= MIXED_MIN && lower + upper > 0 && digits > 0 {
@@ -475,13 +622,18 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
             }
             PUNCT => {
                 // a mark equal to the one before it ("====", "----") is a punct_repeat
+                // and a pair of marks no token holds side by side is a token boundary
                 let start = i;
                 let mut repeats = 0u64;
+                let mut breaks = 0u64;
                 i += 1;
                 while i < n && LEAD[text[i] as usize] == PUNCT as u8 {
                     repeats += u64::from(text[i] == text[i - 1]);
+                    breaks +=
+                        u64::from(!tables.is_some_and(|k| k.holds_pair(text[i - 1], text[i])));
                     i += 1;
                 }
+                f[PUNCT_BREAK] += breaks;
                 f[PUNCT] += (i - start) as u64 - repeats;
                 f[PUNCT_REPEAT] += repeats;
                 f[PUNCT_RUN] += 1;
@@ -491,6 +643,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
             U2_LATIN | U2_GREEK | U2_CYRILLIC | U2_RTL | U2_HEBREW => {
                 f[c as usize] += 1;
                 f[WORD_START] += u64::from(!is_word(prev));
+                f[CHAR_EXTRA] += extra_at(text, i, tables);
                 prev_word_char = letter2_at(text, i);
                 i += seq_len(b);
                 prev = c;
@@ -502,12 +655,16 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                     c
                 };
                 f[c as usize] += 1;
+                f[CHAR_EXTRA] += extra_at(text, i, tables);
                 i += seq_len(b);
                 prev = c;
                 prev_word_char = false;
             }
             cu => {
                 f[cu] += 1;
+                if b >= 0x80 {
+                    f[CHAR_EXTRA] += extra_at(text, i, tables);
+                }
                 i += seq_len(b);
                 prev = c;
                 prev_word_char = false;
@@ -618,7 +775,8 @@ mod tests {
     fn mixed_runs_replace_their_regular_counts() {
         assert_eq!(
             named("a1b2c3"),
-            vec![(DOC, 1), (MIXED_CHAR, 6), (MIXED_RUN, 1)]
+            // its three digit runs are still pre-tokenizer pieces
+            vec![(DOC, 1), (MIXED_CHAR, 6), (MIXED_RUN, 1), (DIGIT_PIECE, 3)]
         );
         // too short to be mixed: counted as letters and digits
         let f = features(b"v2x", None);
@@ -706,6 +864,90 @@ mod tests {
         assert!(letter2_at("é".as_bytes(), 0) && !letter2_at("×".as_bytes(), 0));
     }
 
+    fn tables(extra: &[(u32, u8)], group: i128) -> KnownWords {
+        let mut t = vec![0u8; EXTRA_TABLE_BYTES];
+        for &(cp, v) in extra {
+            t[(cp >> 2) as usize] |= v << ((cp & 3) * 2);
+        }
+        KnownWords::default()
+            .with_tables(Some(&t), group, None)
+            .unwrap()
+    }
+
+    #[test]
+    fn digit_pieces_follow_the_group() {
+        let f = |text: &str, group: i128| {
+            let k = KnownWords::default()
+                .with_tables(None, group, None)
+                .unwrap();
+            features(text.as_bytes(), Some(&k))[DIGIT_PIECE]
+        };
+        // \p{N}{1,3}: 171 279 142 100 0; one digit a piece; the whole run
+        assert_eq!(f("1712791421000", 3), 5);
+        assert_eq!(f("1712791421000", 1), 13);
+        assert_eq!(f("1712791421000", 0), 1);
+        // runs inside alphanumeric (mixed) runs count too, each run on its own
+        assert_eq!(f("id ab12345cd9 7", 3), 4);
+        // no set at all: one piece a run
+        assert_eq!(features(b"12 3456", None)[DIGIT_PIECE], 2);
+    }
+
+    #[test]
+    fn char_extra_reads_the_table() {
+        let k = tables(&[(0x4E2D, 2), (0xF1, 1), (0x1F600, 3)], 0);
+        let f = features("中あ😀 ñ".as_bytes(), Some(&k));
+        assert_eq!(f[CHAR_EXTRA], 2 + 3 + 1); // あ is not in the table: 0
+                                              // beyond the table, and without one: the UTF-8 length less one
+        assert_eq!(features("\u{20000}".as_bytes(), Some(&k))[CHAR_EXTRA], 3);
+        assert_eq!(features("é中😀".as_bytes(), None)[CHAR_EXTRA], 6);
+        // truncated sequences and stray continuation bytes count nothing and never panic
+        assert_eq!(features(&[0xE4, 0xB8], Some(&k))[CHAR_EXTRA], 0);
+        assert_eq!(features(&[0x80, 0xBF, 0xF8, 0xFF], None)[CHAR_EXTRA], 0);
+        let _ = features(&[0xF4, 0x8F, 0xBF, 0xBF, 0xFF, 0xFF, 0xFF, 0xFF], Some(&k));
+    }
+
+    #[test]
+    fn punct_breaks_are_pairs_no_token_holds() {
+        let mut pairs = vec![0u8; PAIR_TABLE_BYTES];
+        for (a, b) in [(b'(', b')'), (b')', b';')] {
+            let bit = usize::from(a) << 7 | usize::from(b);
+            pairs[bit >> 3] |= 1 << (bit & 7);
+        }
+        let k = KnownWords::default()
+            .with_tables(None, 0, Some(&pairs))
+            .unwrap();
+        // "();" holds both pairs; ";(" and "|&" are not held, and "a" breaks the run
+        assert_eq!(features(b"(); ;( |&a)", Some(&k))[PUNCT_BREAK], 2);
+        // without a table every pair of marks is a boundary
+        assert_eq!(features(b"(); ;( |&a)", None)[PUNCT_BREAK], 4);
+    }
+
+    #[test]
+    fn tables_are_checked() {
+        let err = KnownWords::default()
+            .with_tables(Some(&[0; 7]), 0, None)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "known words: char_extra: expected 32768 bytes (2 bits per code point below U+20000), got 7"
+        );
+        let err = KnownWords::default()
+            .with_tables(None, 17, None)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "known words: digit_group: must be in [0, 16], got 17"
+        );
+        assert!(KnownWords::default().with_tables(None, -1, None).is_err());
+        let err = KnownWords::default()
+            .with_tables(None, 0, Some(&[0; 3]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "known words: punct_pairs: expected 2048 bytes (a bit per pair of ASCII characters), got 3"
+        );
+    }
+
     #[test]
     fn known_words_table_holds_exactly_its_keys() {
         // contiguous keys (which share their low bits in runs), the key 0 and duplicates
@@ -752,7 +994,7 @@ mod tests {
     fn cost_checks_mirror_the_reference() {
         assert_eq!(
             check_costs(&[0; 3]).unwrap_err().to_string(),
-            "costs: expected 32 items (one per feature), got 3"
+            "costs: expected 35 items (one per feature), got 3"
         );
         let mut c = [0i128; NUM_FEATURES];
         c[4] = -1;

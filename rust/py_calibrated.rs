@@ -48,7 +48,13 @@ pub struct PyKnownWords {
 #[pymethods]
 impl PyKnownWords {
     #[new]
-    fn new(hashes: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (hashes, char_extra=None, digit_group=None, punct_pairs=None))]
+    fn new(
+        hashes: &Bound<'_, PyAny>,
+        char_extra: Option<&Bound<'_, PyAny>>,
+        digit_group: Option<&Bound<'_, PyAny>>,
+        punct_pairs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let bytes = hashes.cast::<PyBytes>().map_err(|_| {
             PyTypeError::new_err(format!(
                 "known words: expected bytes, got {}",
@@ -61,6 +67,62 @@ impl PyKnownWords {
                     "known words: expected a multiple of 4 bytes (little-endian u32), got {n}"
                 ))
             })?;
+        // the reference's order and wording: char_extra first, then digit_group
+        let extra = match char_extra.filter(|e| !e.is_none()) {
+            None => None,
+            Some(e) => Some(e.cast::<PyBytes>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "known words: char_extra: expected bytes or None, got {}",
+                    type_name(e)
+                ))
+            })?),
+        };
+        if let Some(e) = &extra {
+            let n = e.as_bytes().len();
+            if n != crate::calibrated::EXTRA_TABLE_BYTES {
+                let err = crate::calibrated::TableError::ExtraLength(n);
+                return Err(PyValueError::new_err(err.to_string()));
+            }
+        }
+        let group: i128 = match digit_group.filter(|g| !g.is_none()) {
+            None => 0,
+            Some(g)
+                if g.is_instance_of::<pyo3::types::PyBool>()
+                    || !g.is_instance_of::<pyo3::types::PyInt>() =>
+            {
+                return Err(PyTypeError::new_err(format!(
+                    "known words: digit_group: expected an int, got {}",
+                    type_name(g)
+                )))
+            }
+            Some(g) => match g.extract::<i128>() {
+                Ok(v) if (0..=i128::from(crate::calibrated::MAX_DIGIT_GROUP)).contains(&v) => v,
+                // out of range, or too large for i128: the reference prints the int itself
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "known words: digit_group: must be in [0, {}], got {}",
+                        crate::calibrated::MAX_DIGIT_GROUP,
+                        g.str()?
+                    )))
+                }
+            },
+        };
+        let pairs = match punct_pairs.filter(|p| !p.is_none()) {
+            None => None,
+            Some(p) => Some(p.cast::<PyBytes>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "known words: punct_pairs: expected bytes or None, got {}",
+                    type_name(p)
+                ))
+            })?),
+        };
+        let inner = inner
+            .with_tables(
+                extra.as_ref().map(|e| e.as_bytes()),
+                group,
+                pairs.as_ref().map(|p| p.as_bytes()),
+            )
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Self { inner })
     }
 

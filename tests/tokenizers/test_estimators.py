@@ -32,8 +32,18 @@ def test_shipped_profiles() -> None:
         assert profile.known_words is not None and len(profile.known_words) // 4 > 20_000
         est = get_estimator(f"calibrated:{name}")
         out = est(TEXTS)
-        assert out == estimate_reference(TEXTS, profile.cost_vector(), KnownWords(profile.known_words))
+        tables = KnownWords(profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs)
+        assert out == estimate_reference(TEXTS, profile.cost_vector(), tables)
         assert out != estimate_reference(TEXTS, profile.cost_vector())  # the known words are used
+        # every shipped profile carries its tokenizer's character table, digit group and pairs
+        assert profile.char_extra is not None and profile.punct_pairs is not None
+        assert profile.digit_group == {
+            "qwen": 1,
+            "mistral-tekken": 1,
+            "mistral-sp": 1,
+            "claude-legacy": 4,
+            "any": 1,
+        }.get(name, 3)
         assert out[0] == 0 and all(n >= 1 for n in out[1:])
         assert est(tuple(TEXTS)) == out  # any sequence
 

@@ -1,4 +1,5 @@
-"""Fitting by category: byte caps for weakly supported scripts, margins from held-out categories."""
+"""Fitting by category: weakly supported scripts at one token a character plus their characters'
+extra tokens, piece features at least one token, margins from held-out categories."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ctxsieve.kernels.calibrated import FEATURES
 from ctxsieve.tokenizers import fit_groups as fg
 
 DOC, LOWER, CJK = FEATURES.index("doc"), FEATURES.index("lower"), FEATURES.index("u3_cjk")
+DIGIT, PIECE, EXTRA = FEATURES.index("digit"), FEATURES.index("digit_piece"), FEATURES.index("char_extra")
 
 
 def _rows(*docs: dict[int, int]) -> np.ndarray:
@@ -20,21 +22,39 @@ def _rows(*docs: dict[int, int]) -> np.ndarray:
     return out
 
 
-def test_a_script_one_category_uses_costs_its_byte_length() -> None:
-    # CJK only in category 1: capped at 3 tokens a character, not fitted
-    rows = _rows({LOWER: 40}, {LOWER: 80}, {CJK: 10}, {CJK: 20})
+def test_a_script_one_category_uses_costs_one_token_a_character_plus_its_extra() -> None:
+    # CJK only in category 1: one token a character and each extra token alone at least one,
+    # not fitted; the byte-level worst case (3 a character) when every character is split
+    rows = _rows({LOWER: 40}, {LOWER: 80}, {CJK: 10, EXTRA: 20}, {CJK: 20, EXTRA: 40})
     truth = np.array([10, 20, 12, 24])
-    chars = rows[:, 1:].sum(axis=1)
+    chars = rows[:, 1:CJK].sum(axis=1) + rows[:, CJK]
     cats = np.array([0, 0, 1, 1])
     assert CJK in fg.weak_classes(rows, chars, cats, np.ones(4, dtype=bool))
     costs = fg.fit_costs(rows, truth, chars, cats)
-    assert costs[CJK] == 3.0
+    assert costs[CJK] == fg.WEAK_COST == 1.0 and costs[EXTRA] >= 1.0
+    assert rows[2] @ costs >= 30
     # the same CJK text in a second category: supported, so fitted (1.2 a character bounds both)
     cats2 = np.array([0, 0, 1, 2])
     assert CJK not in fg.weak_classes(rows, chars, cats2, np.ones(4, dtype=bool))
     costs2 = fg.fit_costs(rows, truth, chars, cats2)
     assert costs2[CJK] < 3.0
     assert (fg.estimates(rows, fg.fixed_point(costs2, 0.0)) >= truth).all()
+
+
+def test_piece_features_cost_at_least_one_token() -> None:
+    """Digit pieces bound a category the fit never saw: with only short numbers to fit on, the
+    program would price digits by their run (digit_piece = digit there) at whatever is
+    cheapest; the floor keeps a piece at one token, so 19-digit ids (7 pieces) stay bounded."""
+    rng = np.random.default_rng(5)
+    docs = [{LOWER: int(rng.integers(20, 200)), DIGIT: 3, PIECE: 1} for _ in range(40)]
+    rows = _rows(*docs)
+    truth = np.ceil(rows[:, LOWER] * 0.3).astype(np.int64) + 1
+    costs = fg.solve_with_fixed(rows, truth, {}, fg.FLOORS)
+    assert costs[PIECE] >= 1.0 and costs[EXTRA] >= 1.0
+    free = fg.solve_with_fixed(rows, truth, {})
+    assert free[PIECE] < 1.0  # without the floor the piece is priced below a token
+    ids = _rows({DIGIT: 19 * 20, PIECE: 7 * 20})[0]
+    assert ids @ costs >= 140 > ids @ free
 
 
 def test_fixed_costs_are_kept_and_the_rest_still_bounds() -> None:

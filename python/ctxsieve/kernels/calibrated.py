@@ -44,6 +44,20 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   ``"the"`` are different tokens); the set holds ``word_hash(key)``, the low 32 bits of the
   key's XXH3-64. After a known word the "previous code point" is the word's last one, as if it
   had been counted.
+* ``digit_piece``: per maximal run of ASCII digits (alone or inside an alphanumeric run), the
+  pieces its tokenizer's pre-tokenizer cuts it into: ``ceil(len / digit_group)`` (``\\p{N}{1,3}``
+  in cl100k, o200k, Llama 3 and DeepSeek: 3; one digit a piece in Qwen and Mistral: 1), or 1 for
+  the whole run when ``digit_group`` is 0 (GPT-2 style, and without a ``KnownWords`` set). Each
+  piece is at least one token whatever the text, which is why the fit keeps its cost >= 1.
+* ``char_extra``: per non-ASCII code point outside known words, the tokens its tokenizer spends
+  on it alone beyond the first (0-3, ``KnownWords.char_extra``, read from the tokenizer at fit
+  time: a CJK character a byte-level BPE does not hold as one token costs 2-3, a SentencePiece
+  byte fallback its UTF-8 length). Without a table, and at U+20000 and above, it is the UTF-8
+  length less one, the byte-level worst case.
+* ``punct_break``: per pair of ASCII marks side by side (inside a ``punct`` run) that no token of
+  the tokenizer holds side by side (``KnownWords.punct_pairs``, from its vocabulary): the two
+  lie in different tokens, so each such pair is one token more whatever the text (the fit keeps
+  its cost >= 1). Without a table every pair counts.
 
 The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)``, at most
 ``limits.MAX_COUNT``, with integer costs in thousandths of a token, so both backends compute it
@@ -99,18 +113,25 @@ FEATURES = (
     "u2_hebrew",
     "u3_deva_thai",
     "known_word",
+    "digit_piece",
+    "char_extra",
+    "punct_break",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
 U2_CYRILLIC, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
 WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM, PUNCT_REPEAT = range(15, 22)
 U2_LATIN, U3_SYMBOL, U2_GREEK, U2_RTL, U3_INDIC, U3_HANGUL, U3_FULLWIDTH = range(22, 29)
-U2_HEBREW, U3_DEVA_THAI, KNOWN_WORD = range(29, 32)
+U2_HEBREW, U3_DEVA_THAI, KNOWN_WORD, DIGIT_PIECE, CHAR_EXTRA, PUNCT_BREAK = range(29, 35)
 U2_CLASSES = frozenset((U2_LATIN, U2_GREEK, U2_CYRILLIC, U2_RTL, U2_HEBREW))
 WORD_CLASSES = frozenset((LOWER, UPPER)) | U2_CLASSES
 NUM_FEATURES = len(FEATURES)
 SCALE = 1000
 MIXED_MIN = 6
 MAX_COST = 1_000_000  # a thousand tokens per unit: far above any real cost, keeps sums in u128
+EXTRA_LIMIT = 0x20000  # the char_extra table covers the code points below (2 bits each)
+EXTRA_TABLE_BYTES = EXTRA_LIMIT // 4
+MAX_DIGIT_GROUP = 16
+PAIR_TABLE_BYTES = 128 * 128 // 8  # a bit per ordered pair of ASCII characters, a * 128 + b
 
 
 def _ascii_class(b: int) -> int:
@@ -231,21 +252,81 @@ class KnownWords:
     (1, 1)
     """
 
-    __slots__ = ("_set", "packed")
+    __slots__ = ("_set", "char_extra", "digit_group", "packed", "punct_pairs")
 
-    def __init__(self, hashes: bytes):
+    def __init__(
+        self,
+        hashes: bytes,
+        char_extra: bytes | None = None,
+        digit_group: int | None = 0,
+        punct_pairs: bytes | None = None,
+    ):
         if not isinstance(hashes, bytes):
             raise TypeError(f"known words: expected bytes, got {type(hashes).__name__}")
         if len(hashes) % 4:
             raise ValueError(f"known words: expected a multiple of 4 bytes (little-endian u32), got {len(hashes)}")
+        self.char_extra, self.digit_group, self.punct_pairs = check_tables(char_extra, digit_group, punct_pairs)
         self.packed = hashes
         self._set = frozenset(int.from_bytes(hashes[i : i + 4], "little") for i in range(0, len(hashes), 4))
+
+    def extra(self, cp: int) -> int:
+        """``char_extra`` of one non-ASCII code point."""
+        return char_extra(cp, self.char_extra)
 
     def __len__(self) -> int:
         return len(self._set)
 
     def __contains__(self, h: object) -> bool:
         return isinstance(h, int) and not isinstance(h, bool) and h in self._set
+
+
+def check_tables(char_extra: Any, digit_group: Any, punct_pairs: Any = None) -> tuple[bytes | None, int, bytes | None]:
+    """The character tables of a ``KnownWords`` set, checked in this order (the native side
+    checks the same); a ``digit_group`` of None is 0."""
+    if char_extra is not None:
+        if not isinstance(char_extra, bytes):
+            raise TypeError(f"known words: char_extra: expected bytes or None, got {type(char_extra).__name__}")
+        if len(char_extra) != EXTRA_TABLE_BYTES:
+            raise ValueError(
+                f"known words: char_extra: expected {EXTRA_TABLE_BYTES} bytes (2 bits per code point below "
+                f"U+20000), got {len(char_extra)}"
+            )
+    digit_group = 0 if digit_group is None else digit_group
+    if isinstance(digit_group, bool) or not isinstance(digit_group, int):
+        raise TypeError(f"known words: digit_group: expected an int, got {type(digit_group).__name__}")
+    if not 0 <= digit_group <= MAX_DIGIT_GROUP:
+        raise ValueError(f"known words: digit_group: must be in [0, {MAX_DIGIT_GROUP}], got {digit_group}")
+    if punct_pairs is not None:
+        if not isinstance(punct_pairs, bytes):
+            raise TypeError(f"known words: punct_pairs: expected bytes or None, got {type(punct_pairs).__name__}")
+        if len(punct_pairs) != PAIR_TABLE_BYTES:
+            raise ValueError(
+                f"known words: punct_pairs: expected {PAIR_TABLE_BYTES} bytes (a bit per pair of ASCII "
+                f"characters), got {len(punct_pairs)}"
+            )
+    return char_extra, digit_group, punct_pairs
+
+
+def holds_pair(a: int, b: int, pairs: bytes | None) -> bool:
+    """Whether some token of the tokenizer holds the ASCII characters ``a``, ``b`` side by side
+    (without a table: none does)."""
+    bit = a << 7 | b
+    return pairs is not None and bool(pairs[bit >> 3] >> (bit & 7) & 1)
+
+
+def char_extra(cp: int, table: bytes | None) -> int:
+    """The extra tokens a tokenizer spends on code point ``cp`` (>= U+0080) alone: 2 bits of
+    ``table`` below ``EXTRA_LIMIT``; else (and without a table) its UTF-8 length less one, the
+    byte-level worst case."""
+    if table is not None and cp < EXTRA_LIMIT:
+        return table[cp >> 2] >> ((cp & 3) * 2) & 3
+    return (2 if cp < 0x800 else 3 if cp < 0x10000 else 4) - 1
+
+
+def digit_pieces(length: int, group: int) -> int:
+    """Pre-tokenizer pieces of a run of ``length`` ASCII digits, ``group`` digits a piece
+    (0: the whole run is one)."""
+    return 1 if group == 0 else -(-length // group)
 
 
 def _known_end(text: str, i: int, known: KnownWords | None) -> int:
@@ -288,6 +369,10 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         run_len = run_letters = run_digits = run_lower = run_upper = run_words = run_digit_runs = run_rare = 0
 
     look_up = known is not None and len(known) > 0
+    table = None if known is None else known.char_extra
+    group = 0 if known is None else known.digit_group
+    pairs = None if known is None else known.punct_pairs
+    digit_len = 0  # the current ASCII digit run, counted in digit_piece when it ends
     n = len(text)
     i = -1
     while i + 1 < n:
@@ -295,6 +380,9 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         ch = text[i]
         cp = ord(ch)
         c = char_class(cp)
+        if digit_len and c != DIGIT:
+            f[DIGIT_PIECE] += digit_pieces(digit_len, group)
+            digit_len = 0
         word_char = is_word_char(cp)
         if look_up and word_char and not prev_word_char and prev != DIGIT:
             end = _known_end(text, i, known)
@@ -312,6 +400,7 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         if c == LOWER or c == UPPER or c == DIGIT:
             run_len += 1
             if c == DIGIT:
+                digit_len += 1
                 run_digits += 1
                 if prev != DIGIT:
                     run_digit_runs += 1
@@ -326,6 +415,8 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         else:
             if run_len:
                 flush()
+            if cp >= 0x80:
+                f[CHAR_EXTRA] += char_extra(cp, table)
             if c == SPACE:
                 f[SPACE_REPEAT if prev == SPACE else SPACE] += 1
             elif c in U2_CLASSES:
@@ -335,6 +426,8 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
             elif c == PUNCT:
                 if prev != PUNCT:
                     f[PUNCT_RUN] += 1
+                elif not holds_pair(ord(text[i - 1]), cp, pairs):
+                    f[PUNCT_BREAK] += 1
                 # "=====", "----", "****": a repeated mark merges into few tokens
                 f[PUNCT_REPEAT if prev == PUNCT and text[i - 1] == ch else PUNCT] += 1
             else:
@@ -342,6 +435,8 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         prev = c
     if run_len:
         flush()
+    if digit_len:
+        f[DIGIT_PIECE] += digit_pieces(digit_len, group)
     return f
 
 
@@ -389,16 +484,20 @@ def estimate_reference(texts: list[Any], costs: list[Any], known: KnownWords | N
     return out
 
 
-def known_words(hashes: bytes) -> Any:
+def known_words(
+    hashes: bytes, char_extra: bytes | None = None, digit_group: int = 0, punct_pairs: bytes | None = None
+) -> Any:
     """A ``KnownWords`` set on the live backend (native when loaded, else the reference)."""
     cls = _native_fn("KnownWords")
-    return KnownWords(hashes) if cls is None else cls(hashes)
+    return (KnownWords if cls is None else cls)(hashes, char_extra, digit_group, punct_pairs)
 
 
 def _for_native(known: Any) -> Any:
     """The reference's ``KnownWords`` rebuilt natively (built with ``known_words`` it already
     is native; rebuilding a large set on every call is slow, so that is the way to make it)."""
-    return _native_fn("KnownWords")(known.packed) if isinstance(known, KnownWords) else known
+    if isinstance(known, KnownWords):
+        return _native_fn("KnownWords")(known.packed, known.char_extra, known.digit_group, known.punct_pairs)
+    return known
 
 
 def features_batch(texts: list[Any], known: Any = None) -> list[list[int]]:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ctxsieve.errors import ConfigError
 from ctxsieve.kernels import estimate_tokens
-from ctxsieve.kernels.calibrated import known_words, live_estimate
+from ctxsieve.kernels.calibrated import live_estimate
 from ctxsieve.tokenizers.base import Tokenizer
 from ctxsieve.tokenizers.estimator import Estimator, EstimatorLike
 from ctxsieve.tokenizers.profiles import Profile, load_profile
@@ -89,7 +89,7 @@ def resolve_estimator(spec: EstimatorLike = None, where: str = "estimator") -> E
 
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
     costs = profile.cost_vector()
-    known = None if profile.known_words is None else known_words(profile.known_words)
+    known = profile.tables()
     estimate = live_estimate()  # resolved once: this runs on every model call
 
     def run(texts: list[str]) -> list[int]:

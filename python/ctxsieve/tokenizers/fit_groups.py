@@ -2,14 +2,19 @@
 
 ``fit.solve_costs`` bounds every fitting document, but a kind of text it never saw can still be
 under-counted: a script whose only fitting samples are cheap (Bengali names) prices an expensive
-one (Telugu prose) too low, and no margin covers it. Two rules make a fit hold on categories it
+one (Telugu prose) too low, and no margin covers it. Three rules make a fit hold on categories it
 did not see:
 
-* **Byte caps for weakly supported scripts.** A script class (``u2_*``, ``u3_*``, ``u4``) that
-  fewer than ``SUPPORT_GROUPS`` categories of the fitting corpus use for at least
-  ``SUPPORT_SHARE`` of their characters is not fitted: its cost is fixed at its UTF-8 length
-  (2, 3 or 4 tokens a character), which bounds any byte-level tokenizer, since a token holds at
-  least one byte. The linear program then fits the other costs around it.
+* **Weakly supported scripts at one token a character.** A script class (``u2_*``, ``u3_*``,
+  ``u4``) that fewer than ``SUPPORT_GROUPS`` categories of the fitting corpus use for at least
+  ``SUPPORT_SHARE`` of their characters is not fitted: its cost is fixed at ``WEAK_COST`` (one
+  token a character), and each character's ``char_extra`` (the tokens its tokenizer spends on it
+  alone beyond the first, at least one token each by ``FLOORS``) comes on top, so a held-out
+  script costs at least what its characters cost alone (its UTF-8 length for a byte-level
+  tokenizer that holds none of them). The linear program then fits the other costs around it.
+* **Floors for features that count pieces.** ``digit_piece``, ``char_extra`` and ``punct_break``
+  count pre-tokenizer pieces, tokens a character costs alone and token boundaries: each is at
+  least one token whatever the category, so their costs are kept at >= 1 (``FLOORS``).
 * **A margin chosen on held-out categories.** Every cost is multiplied by ``1 + margin``; the
   margin is the smallest of ``LOCO_MARGINS`` for which leave-one-category-out (fit without a
   category, estimate it) under-counts at most ``LOCO_UNDER_SHARE`` of the documents.
@@ -30,7 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import FEATURES, SCALE
+from ctxsieve.kernels.calibrated import CHAR_EXTRA, DIGIT_PIECE, FEATURES, PUNCT_BREAK, SCALE
 from ctxsieve.tokenizers.fit import _simplex_max, measure
 
 # UTF-8 length of the characters each script class counts: the most tokens one can cost
@@ -39,22 +44,37 @@ SCRIPT_BYTES = {
     for i, f in enumerate(FEATURES)
     if f[:3] in ("u2_", "u3_", "u4")
 }
+# A weak script class costs one token a character; its characters' extra tokens alone (the
+# tokenizer's own table, ``char_extra``) come on top at FLOORS' one token each, so a character
+# costs at least what it costs alone: the UTF-8 length for a byte-level tokenizer that does not
+# hold it, 1 for one that does. (Capping at the UTF-8 length, before char_extra, over-counted a
+# held-out script 2-3x for the tokenizers that hold it.)
+WEAK_COST = 1.0
+# Features that count pre-tokenizer pieces, token boundaries or the tokens a character costs
+# alone: at least one token each whatever the category, so the fit may not price them lower.
+FLOORS = {DIGIT_PIECE: 1.0, CHAR_EXTRA: 1.0, PUNCT_BREAK: 1.0}
 SUPPORT_SHARE = 0.005
 SUPPORT_GROUPS = 2
 LOCO_MARGINS = tuple(i / 100 for i in range(0, 21))  # 0 %, 1 %, ..., 20 %
 LOCO_UNDER_SHARE = 0.01
 
 
-def solve_with_fixed(rows: np.ndarray, truth: np.ndarray, fixed: dict[int, float]) -> np.ndarray:
+def solve_with_fixed(
+    rows: np.ndarray, truth: np.ndarray, fixed: dict[int, float], floors: dict[int, float] | None = None
+) -> np.ndarray:
     """``fit.solve_costs`` at margin 0 with the costs of ``fixed`` (feature index -> tokens)
-    given: the program bounds what the fixed costs leave of each document's count."""
+    given and those of ``floors`` at least the floor: the program bounds what the fixed costs
+    and the floors leave of each document's count."""
     keep = truth > 0
     a = rows[keep].astype(float) / truth[keep, None].astype(float)
     need = np.ones(a.shape[0])
     free = np.ones(a.shape[1], dtype=bool)
+    floors = {i: c for i, c in (floors or {}).items() if i not in fixed and i < a.shape[1]}
     for i, c in fixed.items():
         need -= a[:, i] * c
         free[i] = False
+    for i, c in floors.items():
+        need -= a[:, i] * c
     g = a.mean(axis=0)
     used = free & (g > 0)
     costs = np.zeros(a.shape[1])
@@ -63,6 +83,8 @@ def solve_with_fixed(rows: np.ndarray, truth: np.ndarray, fixed: dict[int, float
         costs[used] = _simplex_max(a[rows_left][:, used].T, g[used], need[rows_left])
     for i, c in fixed.items():
         costs[i] = c
+    for i, c in floors.items():
+        costs[i] += c
     return costs
 
 
@@ -83,10 +105,10 @@ def fit_costs(
     rows: np.ndarray, truth: np.ndarray, chars: np.ndarray, groups: np.ndarray, mask: np.ndarray | None = None
 ) -> np.ndarray:
     """Float costs at margin 0 fitted on the documents under ``mask`` (all by default), weakly
-    supported script classes capped at their byte length."""
+    supported script classes at ``WEAK_COST``, ``FLOORS`` respected."""
     mask = np.ones(len(truth), dtype=bool) if mask is None else mask
-    fixed = {i: float(SCRIPT_BYTES[i]) for i in weak_classes(rows, chars, groups, mask)}
-    return solve_with_fixed(rows[mask], truth[mask], fixed)
+    fixed = {i: WEAK_COST for i in weak_classes(rows, chars, groups, mask)}
+    return solve_with_fixed(rows[mask], truth[mask], fixed, FLOORS)
 
 
 def fixed_point(costs: np.ndarray, margin: float) -> np.ndarray:

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ctxsieve.errors import ConfigError
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST
+from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, check_tables, known_words
 from ctxsieve.tokenizers.vocab import ENCODING, decode_hashes, encode_hashes
+from ctxsieve.tokenizers.vocab_chars import PAIRS, TABLE_ENCODING, decode_table, encode_table
 
 _HERE = Path(__file__).parent
 
@@ -37,11 +38,23 @@ class Profile:
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
     # packed little-endian u32 word hashes (``KnownWords`` input), or None: no known words
     known_words: bytes | None = field(default=None, compare=False, repr=False)
+    # the tokenizer's extra tokens per character alone (``KnownWords.char_extra``), or None
+    char_extra: bytes | None = field(default=None, compare=False, repr=False)
+    digit_group: int = 0  # digits per pre-tokenizer piece (0: a whole run is one)
+    # the pairs of ASCII marks some token holds side by side (``KnownWords.punct_pairs``), or None
+    punct_pairs: bytes | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         kw = self.known_words
         if kw is not None and (not isinstance(kw, bytes) or len(kw) % 4):
             raise ValueError("known_words: expected bytes of little-endian u32 hashes (a multiple of 4 long)")
+
+    def tables(self) -> Any:
+        """The live backend's ``KnownWords`` for this profile (words and character tables), or
+        None when it has neither."""
+        if self.known_words is None and self.char_extra is None and not self.digit_group and self.punct_pairs is None:
+            return None
+        return known_words(self.known_words or b"", self.char_extra, self.digit_group, self.punct_pairs)
 
     def cost_vector(self) -> list[int]:
         return [self.costs.get(f, 0) for f in FEATURES]
@@ -58,6 +71,12 @@ class Profile:
             kw = self.known_words
             hashes = {int.from_bytes(kw[i : i + 4], "little") for i in range(0, len(kw), 4)}
             out["known_words"] = {"count": len(hashes), "encoding": ENCODING, "data": encode_hashes(hashes)}
+        if self.char_extra is not None:
+            out["char_extra"] = {"encoding": TABLE_ENCODING, "data": encode_table(self.char_extra)}
+        if self.digit_group:
+            out["digit_group"] = self.digit_group
+        if self.punct_pairs is not None:
+            out["punct_pairs"] = {"encoding": TABLE_ENCODING, "data": encode_table(self.punct_pairs)}
         return out
 
 
@@ -76,7 +95,9 @@ def profile_from_json(data: Any, where: str) -> Profile:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COST:
             raise ConfigError(f"profile {where}: cost of {key!r} must be an int in [0, {MAX_COST}], got {value!r}")
         costs[key] = value
-    meta = {k: v for k, v in data.items() if k not in ("name", "family", "tokenizer", "costs", "known_words")}
+    own = ("name", "family", "tokenizer", "costs", "known_words", "char_extra", "digit_group", "punct_pairs")
+    meta = {k: v for k, v in data.items() if k not in own}
+    char_extra, digit_group, pairs = _tables(data, where)
     return Profile(
         str(data.get("name", where)),
         costs,
@@ -84,7 +105,30 @@ def profile_from_json(data: Any, where: str) -> Profile:
         str(data.get("tokenizer", "")),
         meta,
         _known_words(data.get("known_words"), where),
+        char_extra,
+        digit_group,
+        pairs,
     )
+
+
+def _table(data: dict[str, Any], key: str, where: str, *size: Any) -> bytes | None:
+    spec = data.get(key)
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get("encoding") != TABLE_ENCODING or not isinstance(spec.get("data"), str):
+        raise ConfigError(f"profile {where}: {key!r} must be an object with encoding {TABLE_ENCODING!r} and 'data'")
+    try:
+        return decode_table(spec["data"], *size)
+    except ValueError as exc:
+        raise ConfigError(f"profile {where}: {exc}") from None
+
+
+def _tables(data: dict[str, Any], where: str) -> tuple[bytes | None, int, bytes | None]:
+    extra, pairs = _table(data, "char_extra", where), _table(data, "punct_pairs", where, *PAIRS)
+    try:
+        return check_tables(extra, data.get("digit_group", 0), pairs)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"profile {where}: {exc}") from None
 
 
 def _known_words(spec: Any, where: str) -> bytes | None:
