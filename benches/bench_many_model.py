@@ -78,18 +78,19 @@ def simulate(builds: int, p1: float, n: float, p2: float, gate: bool, step: floa
     return t
 
 
-def measure(n: int = 10_000, rounds: int = 15) -> tuple[float, float, float, float]:
+def measure(n: int = 10_000, rounds: int = 15, memo: bool = False) -> tuple[float, float, float, float]:
     """Least CPU (ms; the least disturbed of ``rounds`` builds) of a build's Python before the
     kernel (P1), of the kernel (N) and of the Python after it (P2), and the kernel's speed-up
-    on every core (s), at ``n`` candidates."""
+    on every core (s), at ``n`` candidates. ``memo``: the engine's dedupe memo is kept from
+    build to build (its steady state, and what build_many's later builds of one engine see);
+    else it is cleared before each build (the cold kernel)."""
     import ctxsieve.engine.core as core
     import ctxsieve.stages.dedupe as stage
     from benches.bench_engine import corpus, ours
-    from ctxsieve import kernels
     from ctxsieve.kernels.threads import thread_budget
 
     acc: dict[str, float] = {}
-    kernel = kernels.dedupe
+    kernel = stage.kernel
 
     def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def run(*a: Any, **k: Any) -> Any:
@@ -103,28 +104,33 @@ def measure(n: int = 10_000, rounds: int = 15) -> tuple[float, float, float, flo
         return run
 
     engine = ours(corpus(n))
+    memos = engine._dedupe_memos
     rows: list[dict[str, float]] = []
     walls: dict[int | None, list[float]] = {1: [], None: []}
-    complete, stage_kernels = core.ContextEngine._complete, stage.kernels
+    complete = core.ContextEngine._complete
     core.ContextEngine._complete = timed("complete", complete)  # type: ignore[method-assign]
-    stage.kernels = type("Kernels", (), {"dedupe": staticmethod(timed("kernel", kernel))})  # type: ignore[assignment]
+    stage.kernel = timed("kernel", kernel)  # type: ignore[assignment]
     try:
         with thread_budget(1):
-            for r in range(rounds):
+            for r in range(rounds + 2):  # the memo's first two builds fill it
+                if not memo:
+                    memos.clear()
                 acc.clear()
                 t = time.thread_time()
                 engine.build_sync(f"query {r}")
-                rows.append({**acc, "build": time.thread_time() - t})
+                if r >= 2:
+                    rows.append({**acc, "build": time.thread_time() - t})
     finally:
-        core.ContextEngine._complete, stage.kernels = complete, stage_kernels  # type: ignore[method-assign]
-    gathered = engine.gather_sync("q")
-    cands = engine._prepare(gathered)
-    args = (cands.texts, cands.ids, cands.final)
+        core.ContextEngine._complete, stage.kernel = complete, kernel  # type: ignore[method-assign]
+    cands = engine._prepare(engine.gather_sync("q"))
+    threshold = engine.dedupe_threshold or 0.8
     for _ in range(rounds):
         for budget in (1, None):
+            if not memo:
+                memos.clear()
             with thread_budget(budget):
                 t = time.perf_counter()
-                kernel(*args, pinned=cands.pinned, history=cands.history)
+                kernel(cands, threshold, memos.get(threshold))
                 walls[budget].append(time.perf_counter() - t)
 
     def low(key: str) -> float:
@@ -167,6 +173,7 @@ if __name__ == "__main__":
         report(p1, n, p2, s)
     else:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        shares = measure()
-        report(*shares)
+        for memo in (False, True):
+            print("with the dedupe memo kept between builds:" if memo else "cold (the memo cleared before each build):")
+            report(*measure(memo=memo))
         print(f"load average {load:.1f} (s needs a free second core; the CPU shares barely move with load)")

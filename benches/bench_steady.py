@@ -18,6 +18,7 @@ candidate set, which joins all its texts (the first runs the cold kernel and not
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import os
@@ -31,14 +32,14 @@ from typing import Any
 
 import pytest
 
-from ctxsieve import ContextEngine, ContextItem, Signals, backend
+from ctxsieve import CallableSource, ContextEngine, ContextItem, Signals, StaticSource, backend
 from ctxsieve.stages import dedupe as dedupe_stage
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from benches.bench_engine import _WORDS, build_ours, check, corpus, ours
+    from benches.bench_engine import _WORDS, BUDGET, SYSTEM, build_ours, check, corpus, ours
 else:
-    from .bench_engine import _WORDS, build_ours, check, corpus, ours
+    from .bench_engine import _WORDS, BUDGET, SYSTEM, build_ours, check, corpus, ours
 
 CHANGED = 0.05  # the share of candidates a warm rebuild gets new
 QUERIES = [f"which refund rules apply to plan {k}" for k in range(8)]
@@ -153,18 +154,41 @@ def memo_rss_mb(n: int) -> tuple[float, int]:
     return (rss_kb() - before) / 1024, engine._dedupe_memos.stats().get("texts", 0)
 
 
-def build_many_ms(n: int, rounds: int) -> dict[str, tuple[float, float]]:
+def retrieval(n: int, pool: int = 4) -> ContextEngine:
+    """An engine whose one source proposes, for each query, its own ``n`` of ``pool * n``
+    candidates (a retrieval source: queries share a quarter of their candidates on average),
+    where ``ours`` proposes the same ``n`` to every query."""
+    # one source, named as the items say (else gathering relabels each item on every build)
+    items = [
+        dataclasses.replace(i, source="kb")
+        for c in ours(corpus(pool * n)).configs
+        if c.name != "system"
+        for i in c.source.items
+    ]
+
+    def search(query: str) -> list[ContextItem]:
+        return random.Random(query).sample(items, n)
+
+    sources = [StaticSource(SYSTEM, name="system", pinned=True), CallableSource(search, name="kb", blocking=False)]
+    return ContextEngine(sources, budget=BUDGET)
+
+
+def build_many_ms(n: int, rounds: int, engine: ContextEngine | None = None) -> dict[str, tuple[float, float]]:
     """Median wall and CPU time (ms, all threads) of ``build_many(QUERIES)`` on 1 and 2 workers
     and of one ``build_sync``, rounds interleaved so that each sees the same load: a 2-core
     machine shared with other work gives two threads less than two cores, and the ratio of
-    runs minutes apart measures the load more than the library."""
-    engine = ours(corpus(n))
+    runs minutes apart measures the load more than the library. ``engine``: ``ours``'s by
+    default (the same candidates for every query: after the first builds the dedupe memo
+    answers for all of them), or e.g. ``retrieval(n)``."""
+    engine = engine or ours(corpus(n))
     runs: dict[str, Any] = {
         "1 thread": functools.partial(engine.build_many, QUERIES, max_workers=1),
         "2 threads": functools.partial(engine.build_many, QUERIES, max_workers=2),
         "one build": functools.partial(engine.build_sync, QUERIES[0]),
     }
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
+    windows = engine.build_many(QUERIES, max_workers=2)
+    assert [w.query for w in windows] == QUERIES and all(0 < w.tokens_used <= BUDGET for w in windows)
     for fn in runs.values():
         fn()  # warm up: the same state for every row
     for _ in range(rounds):
@@ -284,12 +308,14 @@ def table() -> None:
     print(f"the build that fills the memo {d['fill'][0]:.2f}/{d['fill'][1]:.2f}")
     memo_mb, memo_texts = memo_rss_mb(10_000)
     print(f"  dedupe memo at 10k: {memo_texts} texts, +{memo_mb:.1f} MiB RSS")
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    many = build_many_ms(10_000, 7)
-    (one, one_cpu), (two, two_cpu), (single, single_cpu) = many["1 thread"], many["2 threads"], many["one build"]
-    print(f"  build_many, {len(QUERIES)} queries at 10k: 1 thread {one:.1f} ms (CPU {one_cpu:.1f}),", end=" ")
-    print(f"2 threads {two:.1f} ms (CPU {two_cpu:.1f}): {one / two:.2f}x; one build_sync {single:.1f} ms", end=" ")
-    print(f"(CPU {single_cpu:.1f}); load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
+    for what, engine in (("the same candidates", None), ("its own candidates", retrieval(10_000))):
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        many = build_many_ms(10_000, 7, engine)
+        (one, one_cpu), (two, two_cpu), (single, single_cpu) = many["1 thread"], many["2 threads"], many["one build"]
+        print(f"  build_many, {len(QUERIES)} queries at 10k, each {what}: 1 thread {one:.1f} ms", end=" ")
+        print(f"(CPU {one_cpu:.1f}), 2 threads {two:.1f} ms (CPU {two_cpu:.1f}): {one / two:.2f}x;", end=" ")
+        print(f"one build_sync {single:.1f} ms (CPU {single_cpu:.1f}); load average {load:.1f} before,", end=" ")
+        print(f"{os.getloadavg()[0]:.1f} after")
     before, during, peak = peak_rss_mb(100_000)
     print(
         f"  RSS, 100k cold build: {before:.0f} MiB before (corpus and engine), {during:.0f} MiB at most during"
