@@ -14,9 +14,10 @@ pub mod dedupe_memo;
 pub mod dedupe_memo_index;
 pub mod dedupe_memo_join;
 pub mod dedupe_memo_slots;
-pub mod dedupe_memo_visit;
 #[cfg(test)]
 mod dedupe_memo_tests;
+pub mod dedupe_memo_visit;
+pub mod dedupe_order;
 pub mod dedupe_scatter;
 pub mod fill;
 pub mod grep;
