@@ -20,9 +20,8 @@ from ctxsieve.engine.gather import Gathered
 from ctxsieve.engine.window import Window
 from ctxsieve.stages.calibrate import calibrate
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.stages.cost import framing, framing_reserve, inherited_citations, rendered_costs
+from ctxsieve.stages.cost import costs, framing, framing_reserve, inherited_citations
 from ctxsieve.stages.dedupe import dedupe
-from ctxsieve.stages.estimate import estimate
 from ctxsieve.stages.order import order
 from ctxsieve.stages.policies import Policy
 from ctxsieve.stages.render import stable_block, stable_prefix_hash
@@ -48,8 +47,7 @@ def prepare(
         items += lst
         ranks += [k] * len(lst)
     cands = Candidates(items, ranks, names, gathered.readers)
-    estimate(cands, estimator)
-    rendered_costs(cands, estimator)  # what the window renders for each: the budget's unit
+    costs(cands, estimator)  # what the window renders for each: the budget's unit
     calibrate(cands, weights, modes)
     return cands
 
