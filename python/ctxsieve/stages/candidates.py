@@ -18,7 +18,7 @@ DEPRECATED = 4  # the third signal bit (``signal_masks``): marked, no factor
 HUMAN_REVIEWED = "human-reviewed"
 # The columns read from the items themselves: what ``columns_of`` makes, and what a memo of an
 # earlier build may hand over for items it has seen (``stages.columns_memo``).
-ITEM_COLUMNS = ("ids", "texts", "raw", "pinned", "kinds", "signals", "tokens", "sigmask")
+ITEM_COLUMNS = ("ids", "texts", "raw", "pinned", "kinds", "stable", "signals", "tokens", "sigmask")
 
 
 def signal_masks(signals: Sequence[Signals]) -> list[int]:
@@ -48,6 +48,7 @@ def columns_of(items: Sequence[ContextItem]) -> dict[str, list[Any]]:
         "raw": [it.score for it in items],
         "pinned": [it.pinned for it in items],
         "kinds": [it.kind for it in items],
+        "stable": [it.stability == "stable" for it in items],
         "signals": signals,
         "tokens": [it.tokens for it in items],
         "sigmask": signal_masks(signals),
@@ -78,6 +79,7 @@ class Candidates:
         "signals",
         "source_rank",
         "sources",
+        "stable",
         "texts",
         "tokens",
     )
@@ -104,6 +106,7 @@ class Candidates:
         self.pinned: list[bool] = cols["pinned"]
         self.kinds: list[str] = cols["kinds"]
         self.history: list[bool] = [k == "history" for k in self.kinds]
+        self.stable: list[bool] = cols["stable"]  # stability == "stable"
         self.signals: list[Signals] = cols["signals"]
         self.sigmask: list[int] = cols["sigmask"]
         self.deprecated: list[bool] = [False] * n  # set by calibrate, from the signals

@@ -158,9 +158,7 @@ def framing_reserve(cands: Candidates, layout: str) -> int:
     """The framing of every message the undecided candidates could open: reserved from the
     budget before the policy fills it, whatever it then picks (``_opens``, in one pass over
     the columns instead of three over the items)."""
-    stable = [
-        it.stability == "stable" for it, r, h in zip(cands.items, cands.reasons, cands.history) if r is None and not h
-    ]
+    stable = [s for s, r, h in zip(cands.stable, cands.reasons, cands.history) if r is None and not h]
     if not stable:
         return 0
     if layout == "seed":
