@@ -110,7 +110,9 @@ pub fn calibrate(raw: &[f64], source: &[usize], opt: &Options) -> Vec<f64> {
         values.extend(idx.iter().map(|&i| raw[i]));
         let w = opt.weights[s];
         for (&i, v) in idx.iter().zip(normalise(&values, opt.modes[s])) {
-            out[i] = v * w;
+            // + 0.0: a zero is +0.0 (numpy's min and max pick either zero, by SIMD lane, so
+            // minmax's sign of zero is not reproducible; no comparison tells them apart)
+            out[i] = v * w + 0.0;
         }
     }
     for &(i, bits) in opt.marks {

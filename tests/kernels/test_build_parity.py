@@ -150,7 +150,7 @@ def spec_calibrated(
     for k in np.unique(r).tolist():
         members = np.flatnonzero(r == k)
         out[members] = build_reference.normalise(a[members], src_modes[k]) * weights[k]
-    scores = out.tolist()
+    scores = (out + 0.0).tolist()  # a zero as +0.0: numpy's min picks either zero by SIMD lane
     for i, m in zip(marked, masks):
         if m & 1:
             scores[i] *= build.STALE_FACTOR

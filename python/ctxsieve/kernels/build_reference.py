@@ -182,8 +182,8 @@ def calibrate_scores(
     reviewed_factor: float,
 ) -> list[float]:
     """Every candidate's calibrated score: ``normalise`` within each source (``modes[r]``, a
-    ``MODE_CODES`` code), times ``weights[r]``, then for each ``marked[k]`` item the factors of
-    its signal bits ``masks[k]``: stale first, then human-reviewed."""
+    ``MODE_CODES`` code), times ``weights[r]`` (a zero as +0.0), then for each ``marked[k]``
+    item the factors of its signal bits ``masks[k]``: stale first, then human-reviewed."""
     names = ("raw", "source_rank", "modes", "weights", "marked", "masks")
     lists = [snapshot(n, v) for n, v in zip(names, (raw, source_rank, modes, weights, marked, masks))]
     check_lengths(names[:2], lists[:2])
@@ -200,7 +200,9 @@ def calibrate_scores(
     for r in np.unique(ranks).tolist():
         members = np.flatnonzero(ranks == r)
         out[members] = normalise(a[members], names_by_code[mode_codes[r]]) * w[r]
-    scores: list[float] = out.tolist()
+    # + 0.0: every zero is +0.0 (numpy's min and max pick either zero by SIMD lane, so the
+    # sign of a minmax zero is not reproducible; no comparison tells the two apart)
+    scores: list[float] = (out + 0.0).tolist()
     for i, m in zip(marks, bits):
         if m & STALE:
             scores[i] *= stale_factor
