@@ -46,8 +46,8 @@ from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.kernels.gate import gated, join_gate
 from ctxsieve.kernels.threads import set_thread_budget
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.stages.dedupe_memo import DedupeMemos
 from ctxsieve.stages.columns_memo import ColumnsMemo
+from ctxsieve.stages.dedupe_memo import DedupeMemos
 from ctxsieve.stages.policies import Policy
 from ctxsieve.stages.score import rescore
 from ctxsieve.tokenizers import EstimatorLike, resolve_estimator
