@@ -128,6 +128,7 @@ def build_ours(engine: ContextEngine, cold: bool) -> Any:
     if cold:
         engine.estimator._cache.clear()
         engine._dedupe_memos.clear()  # a cold build starts from an empty dedupe memo too
+        engine._columns.clear()  # the previous build's per-item columns (stages.columns_memo)
     return engine.build_sync("which refund rules apply to the team plan")
 
 

@@ -36,8 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # (module, name, label): what the build calls, in the order it calls it
 STAGES = [
     (selection, "Candidates", "columns (Candidates)"),
-    (selection, "estimate", "estimate"),
-    (selection, "rendered_costs", "rendered costs"),
+    (selection, "costs", "costs (estimate, rendered)"),
     (selection, "calibrate", "calibrate"),
     (dedupe_stage, "kernel", "dedupe: kernel"),  # the memo's call or kernels.dedupe
     (selection, "dedupe", "dedupe: stage (incl. kernel)"),

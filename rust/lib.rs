@@ -23,6 +23,7 @@ pub mod fill;
 pub mod grep;
 pub mod limits;
 pub mod order;
+pub mod scores;
 pub mod text;
 pub mod unicode_tables;
 pub mod wrap;

@@ -344,6 +344,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(calibrated_estimate, m)?)?; // issue 7
     m.add_class::<PyKnownWords>()?; // issue 7
     m.add_function(wrap_pyfunction!(crate::py_build::wrapper_texts, m)?)?; // issue 15
+    m.add_function(wrap_pyfunction!(crate::py_build::block_costs, m)?)?; // issue 15
+    m.add_function(wrap_pyfunction!(crate::py_build::calibrate_scores, m)?)?; // issue 15
     m.add_function(wrap_pyfunction!(crate::py_budget::set_thread_budget, m)?)?; // issue 15
     m.add_function(wrap_pyfunction!(crate::py_budget::thread_budget, m)?)?; // issue 15
     m.add_class::<crate::py_dedupe_memo::PyDedupeMemo>()?; // issue 15

@@ -86,11 +86,30 @@ def calibrated_estimate(texts: list[str], costs: list[int], known: KnownWords | 
 # --- end calibrated estimator (issue 7) ---
 
 # --- the build path's kernels (issue 15, rust/py_build.rs) ---
-__all__ += ["wrapper_texts"]
+__all__ += ["block_costs", "calibrate_scores", "wrapper_texts"]
 
 def wrapper_texts(
     ids: list[str], sources: list[str], kinds: list[str], citations: list[str | None]
 ) -> list[str | None]: ...
+def block_costs(
+    texts: list[str],
+    tokens: list[int | None],
+    ids: list[str],
+    sources: list[str],
+    kinds: list[str],
+    citations: list[str | None],
+    bytes_per_token: float,
+) -> list[int | None]: ...
+def calibrate_scores(
+    raw: list[float],
+    source_rank: list[int],
+    modes: list[int],
+    weights: list[float],
+    marked: list[int],
+    masks: list[int],
+    stale_factor: float,
+    reviewed_factor: float,
+) -> list[float]: ...
 
 # --- thread budget of the calling thread's kernels (issue 15, rust/py_budget.rs) ---
 __all__ += ["set_thread_budget", "thread_budget"]

@@ -46,6 +46,7 @@ from ctxsieve.errors import ConfigError, ContextError
 from ctxsieve.kernels.gate import gated, join_gate
 from ctxsieve.kernels.threads import set_thread_budget
 from ctxsieve.stages.candidates import Candidates
+from ctxsieve.stages.columns_memo import ColumnsMemo
 from ctxsieve.stages.dedupe_memo import DedupeMemos
 from ctxsieve.stages.policies import Policy
 from ctxsieve.stages.score import rescore
@@ -98,6 +99,8 @@ class ContextEngine:
         self._gathering = Gathering(self.configs, self.source_timeout)
         # the texts earlier builds deduplicated, so a warm build joins only the new ones
         self._dedupe_memos = DedupeMemos()
+        # the previous build's per-item columns: a warm build reads only the items that changed
+        self._columns = ColumnsMemo(len(self.configs))
 
     # -- step one: gather ------------------------------------------------------------------
 
@@ -187,7 +190,7 @@ class ContextEngine:
 
     @gated  # a build_many worker's Python stages take turns (kernels/gate.py)
     def _prepare(self, gathered: Gathered) -> Candidates:
-        return selection.prepare(gathered, self.names, self.estimator, self._weights, self._modes)
+        return selection.prepare(gathered, self.names, self.estimator, self._weights, self._modes, self._columns)
 
     @gated
     def _complete(

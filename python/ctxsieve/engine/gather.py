@@ -22,7 +22,7 @@ from ctxsieve.audience import Readers, visible
 from ctxsieve.errors import ConfigError
 from ctxsieve.messages.model import MessageError
 from ctxsieve.sources.base import SourceConfig
-from ctxsieve.types import ContextItem, item_problem
+from ctxsieve.types import NO_META, ContextItem, item_problem
 from ctxsieve.workers import Late, StuckCalls, start_thread, within
 
 # A blocking source with this many timed-out calls still running is not called again (its event
@@ -135,13 +135,16 @@ class Gathering:
                 # message objects): the same input fails every call, so the build fails here
                 # instead of leaving the whole history out behind a trace event
                 raise out
-            items, why = validate(name, out)
-            if why is None:
+            items, why, labelled = _validated(name, out)
+            if why is None and labelled:
+                # only the items with a label or messages can be hidden: visible() over those
                 try:
-                    items, hidden = visible(items, readers)
+                    _, hidden = visible([items[k] for k in labelled], readers)
                 except TypeError as exc:  # a label inside meta["messages"] that is not text
                     items, hidden, why = [], [], f"malformed item: {exc}"
                 if hidden:
+                    gone = set(map(id, hidden))  # the same object twice is hidden twice
+                    items = [it for it in items if id(it) not in gone]
                     events.append(f"audience_excluded:{name}:{len(hidden)}")
             if why is not None:
                 events.append(f"source_error:{name}:{why}")
@@ -167,30 +170,48 @@ def close_pending(pending: list[Any]) -> None:
 
 def validate(name: str, out: Any) -> tuple[list[ContextItem], str | None]:
     """The items of one source's answer, or an empty list and why it was refused."""
+    items, why, _ = _validated(name, out)
+    return items, why
+
+
+def _validated(name: str, out: Any) -> tuple[list[ContextItem], str | None, list[int]]:
+    """``validate``, and the positions of the items with an audience label or meta (the only
+    ones the audience check must read), found in the same pass over the items."""
     if isinstance(out, BaseException):
         if isinstance(out, SourceTimeout):
-            return [], str(out)
+            return [], str(out), []
         text = " ".join(str(out).split())
-        return [], f"{type(out).__name__}: {text[:200]}" if text else type(out).__name__
+        return [], f"{type(out).__name__}: {text[:200]}" if text else type(out).__name__, []
     if not isinstance(out, (list, tuple)):
-        return [], f"malformed result: expected a list of ContextItem, got {type(out).__name__}"
+        return [], f"malformed result: expected a list of ContextItem, got {type(out).__name__}", []
     items = out if isinstance(out, list) else list(out)
-    # list comprehensions, not a loop: this runs over every candidate of every build
-    odd = [k for k, it in enumerate(items) if type(it) is not ContextItem]
-    for k in odd:
+    # one comprehension, not a loop, and one pass for all three questions (it was three, each
+    # reading every item again: 0.4 ms of a 10k build's CPU, loaded machine): this runs over
+    # every candidate of every build
+    marked = [
+        k
+        for k, it in enumerate(items)
+        if type(it) is not ContextItem or it.source != name or it.audience is not None or it.meta is not NO_META
+    ]
+    if not marked:
+        return items, None, marked
+    for k in marked:
         it = items[k]
+        if type(it) is ContextItem:
+            continue
         if isinstance(it, ContextItem):
             problem = item_problem(it)
         else:
             problem = f"expected ContextItem, got {type(it).__name__}"
         if problem is not None:
-            return [], f"malformed item {k}: {problem}"
-    if [k for k, it in enumerate(items) if it.source != name]:
+            return [], f"malformed item {k}: {problem}", []
+    labelled = [k for k in marked if items[k].audience is not None or items[k].meta is not NO_META]
+    if [k for k in marked if items[k].source != name]:
         renamed = []
         for k, it in enumerate(items):
             try:
                 renamed.append(it if it.source == name else dataclasses.replace(it, source=name))
             except ConfigError as exc:  # re-validated by the copy: mutated after construction
-                return [], f"malformed item {k}: {exc}"
+                return [], f"malformed item {k}: {exc}", []
         items = renamed
-    return items, None
+    return items, None, labelled

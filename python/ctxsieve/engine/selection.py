@@ -20,9 +20,9 @@ from ctxsieve.engine.gather import Gathered
 from ctxsieve.engine.window import Window
 from ctxsieve.stages.calibrate import calibrate
 from ctxsieve.stages.candidates import Candidates
-from ctxsieve.stages.cost import framing, framing_reserve, inherited_citations, rendered_costs
+from ctxsieve.stages.columns_memo import ColumnsMemo
+from ctxsieve.stages.cost import costs, framing, framing_reserve, inherited_citations
 from ctxsieve.stages.dedupe import dedupe
-from ctxsieve.stages.estimate import estimate
 from ctxsieve.stages.order import order
 from ctxsieve.stages.policies import Policy
 from ctxsieve.stages.render import stable_block, stable_prefix_hash
@@ -39,17 +39,26 @@ OFFLOAD_AT = 2000
 
 
 def prepare(
-    gathered: Gathered, names: Sequence[str], estimator: Estimator, weights: list[float], modes: list[str]
+    gathered: Gathered,
+    names: Sequence[str],
+    estimator: Estimator,
+    weights: list[float],
+    modes: list[str],
+    memo: ColumnsMemo | None = None,
 ) -> Candidates:
-    """The columns of ``gathered``'s candidates, estimated and calibrated."""
-    items: list[ContextItem] = []
-    ranks: list[int] = []
-    for k, lst in enumerate(gathered.items):
-        items += lst
-        ranks += [k] * len(lst)
-    cands = Candidates(items, ranks, names, gathered.readers)
-    estimate(cands, estimator)
-    rendered_costs(cands, estimator)  # what the window renders for each: the budget's unit
+    """The columns of ``gathered``'s candidates, estimated and calibrated. ``memo``: the
+    engine's columns of its previous build (``stages.columns_memo``), reused for every item
+    proposed again."""
+    if memo is not None:
+        cands = memo.candidates(gathered.items, names, estimator, gathered.readers)
+    else:
+        items: list[ContextItem] = []
+        ranks: list[int] = []
+        for k, lst in enumerate(gathered.items):
+            items += lst
+            ranks += [k] * len(lst)
+        cands = Candidates(items, ranks, names, gathered.readers)
+        costs(cands, estimator)  # what the window renders for each: the budget's unit
     calibrate(cands, weights, modes)
     return cands
 

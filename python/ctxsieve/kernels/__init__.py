@@ -224,9 +224,68 @@ def fill_budget(
     >>> fill_budget([5, 5, 5], [0.9, 0.8, 0.7], ["a", "a", "b"], 10, caps={"a": 5}).reasons
     ['selected', 'source_cap', 'selected']
     """
+    tokens_l = _as_list("tokens", tokens)
+    codes_out = _fill_codes(
+        tokens_l, scores, sources, budget, ids, pinned, deprecated, beta, min_score, caps, min_items, include_deprecated
+    )
+    reasons = list(map(FILL_REASONS.__getitem__, codes_out))
+    used = sum(map(operator.index, compress(tokens_l, [c <= _LAST_INCLUDED_CODE for c in codes_out])))
+    return FillResult(reasons, used)
+
+
+def fill_reasons(
+    tokens: Sequence[int],
+    scores: Sequence[float],
+    sources: Sequence[str],
+    budget: int,
+    *,
+    ids: Sequence[str] | None = None,
+    pinned: Sequence[bool] | None = None,
+    deprecated: Sequence[bool] | None = None,
+    beta: float = 0.0,
+    min_score: float | None = None,
+    caps: Mapping[str, int] | None = None,
+    min_items: Mapping[str, int] | None = None,
+    include_deprecated: bool = False,
+) -> list[str]:
+    """``fill_budget(...).reasons`` without the total (what a policy returns), one pass less.
+
+    >>> fill_reasons([5, 5, 5], [0.9, 0.8, 0.7], ["a", "a", "b"], 10, caps={"a": 5})
+    ['selected', 'source_cap', 'selected']
+    """
+    codes_out = _fill_codes(
+        _as_list("tokens", tokens),
+        scores,
+        sources,
+        budget,
+        ids,
+        pinned,
+        deprecated,
+        beta,
+        min_score,
+        caps,
+        min_items,
+        include_deprecated,
+    )
+    return list(map(FILL_REASONS.__getitem__, codes_out))
+
+
+def _fill_codes(
+    tokens_l: list[Any],
+    scores: Sequence[float],
+    sources: Sequence[str],
+    budget: int,
+    ids: Sequence[str] | None,
+    pinned: Sequence[bool] | None,
+    deprecated: Sequence[bool] | None,
+    beta: float,
+    min_score: float | None,
+    caps: Mapping[str, int] | None,
+    min_items: Mapping[str, int] | None,
+    include_deprecated: bool,
+) -> list[int]:
     budget = _non_negative_int("budget", budget)
     # every list copied before any element is converted (conversions may run caller code)
-    tokens_l = _as_list("tokens", tokens)
     n = len(tokens_l)
     scores_l = _as_list("scores", scores)
     sources_l = _as_list("sources", sources)
@@ -243,11 +302,12 @@ def fill_budget(
 
     # sources become dense numbers in order of first appearance (one dict pass; the types of
     # the few distinct names are checked afterwards, the slow search for the index only on error)
-    codes: dict[Any, int] = {}
+    # dict.fromkeys and map run in C: a setdefault per element was 40 us of a 1k build
     try:
-        source_codes = [codes.setdefault(s, len(codes)) for s in sources_l]
+        codes: dict[Any, int] = {s: k for k, s in enumerate(dict.fromkeys(sources_l))}
+        source_codes = list(map(codes.__getitem__, sources_l))
     except TypeError:
-        source_codes = []
+        codes, source_codes = {}, []
     if len(source_codes) != len(sources_l) or not all(isinstance(k, str) for k in codes):
         for i, s in enumerate(sources_l):
             if not isinstance(s, str):
@@ -271,7 +331,7 @@ def fill_budget(
             f"pinned items need {pinned_total} tokens but the budget is {budget}: {listing}", pinned_items, budget
         )
 
-    codes_out = _impl.fill_budget(
+    return _impl.fill_budget(  # type: ignore[no-any-return]
         tokens_l,
         scores_l,
         source_codes,
@@ -285,9 +345,6 @@ def fill_budget(
         min_list,
         bool(include_deprecated),
     )
-    reasons = list(map(FILL_REASONS.__getitem__, codes_out))
-    used = sum(map(operator.index, compress(tokens_l, [c <= _LAST_INCLUDED_CODE for c in codes_out])))
-    return FillResult(reasons, used)
 
 
 def cache_order(
@@ -365,6 +422,7 @@ __all__ = [
     "dedupe",
     "estimate_tokens",
     "fill_budget",
+    "fill_reasons",
     "grep_lines",
     "shingle_hashes",
     "words",

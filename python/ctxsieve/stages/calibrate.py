@@ -20,92 +20,51 @@ stale ``x0.7``, trust ``"human-reviewed"`` ``x1.1``, deprecated marked (the poli
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
-import numpy as np
+from ctxsieve.kernels.build import calibrate_scores
+from ctxsieve.kernels.build_reference import (
+    HUMAN_REVIEWED_FACTOR,
+    MODES,
+    REVIEWED,
+    STALE,
+    STALE_FACTOR,
+    minmax_scores,
+    normalise,
+    rank_scores,
+    zscore_scores,
+)
+from ctxsieve.stages.candidates import DEPRECATED, HUMAN_REVIEWED, Candidates
+from ctxsieve.types import Signals
 
-from ctxsieve.stages.candidates import Candidates
-from ctxsieve.types import NO_SIGNALS, Signals
-
-MODES = ("rank", "minmax", "zscore", "blend", "raw")
-STALE_FACTOR = 0.7
-HUMAN_REVIEWED_FACTOR = 1.1
-HUMAN_REVIEWED = "human-reviewed"
 # the trace's notes, made once: an f-string per marked item was a tenth of calibrate's time
 STALE_NOTE = f"stale x{STALE_FACTOR:g}"
 HUMAN_REVIEWED_NOTE = f"human-reviewed x{HUMAN_REVIEWED_FACTOR:g}"
-
-
-def rank_scores(raw: Sequence[float] | np.ndarray) -> np.ndarray:
-    a = np.asarray(raw, dtype=np.float64)
-    n = a.size
-    if n == 0:
-        return a
-    order = np.argsort(-a, kind="stable")
-    ranked = a[order]
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(ranked[1:], ranked[:-1], out=starts[1:])
-    # the rank of each sorted position is the position where its run of equal values starts
-    first = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
-    ranks = np.empty(n, dtype=np.float64)
-    ranks[order] = first
-    return 1.0 - ranks / n
-
-
-def minmax_scores(raw: Sequence[float] | np.ndarray) -> np.ndarray:
-    a = np.asarray(raw, dtype=np.float64)
-    if a.size == 0:
-        return a
-    lo, hi = a.min(), a.max()
-    if hi == lo:
-        return np.ones_like(a)
-    return (a - lo) / (hi - lo)
-
-
-def zscore_scores(raw: Sequence[float] | np.ndarray) -> np.ndarray:
-    a = np.asarray(raw, dtype=np.float64)
-    if a.size == 0:
-        return a
-    std = a.std()
-    if std == 0:
-        return np.full_like(a, 0.5)
-    return 1.0 / (1.0 + np.exp(-(a - a.mean()) / std))
-
-
-def normalise(raw: Sequence[float] | np.ndarray, mode: str) -> np.ndarray:
-    if mode == "rank":
-        return rank_scores(raw)
-    if mode == "minmax":
-        return minmax_scores(raw)
-    if mode == "zscore":
-        return zscore_scores(raw)
-    if mode == "blend":
-        return (rank_scores(raw) + minmax_scores(raw)) / 2.0
-    if mode == "raw":
-        return np.asarray(raw, dtype=np.float64)
-    raise ValueError(f"unknown calibration mode {mode!r}; expected one of {', '.join(MODES)}")
+# each combination of signal bits -> its notes, in the order apply_signals writes them
+_NOTES = tuple(
+    tuple(n for bit, n in ((STALE, STALE_NOTE), (REVIEWED, HUMAN_REVIEWED_NOTE), (DEPRECATED, "deprecated")) if m & bit)
+    for m in range(8)
+)
 
 
 def calibrate(cands: Candidates, weights: Sequence[float], modes: Sequence[str]) -> None:
     """Fill ``cands.calibrated`` and ``cands.final``; ``weights[r]`` and ``modes[r]`` belong to
-    the source of rank ``r``."""
+    the source of rank ``r``. One kernel call (``kernels.build.calibrate_scores``) normalises
+    every source and applies the signals' factors; the signals' notes go into ``cands.notes``
+    (shared tuples, made into lists only for an item a later stage notes too). This replaced
+    ~15 numpy calls per source, a Python loop over the marked items and a list of notes per
+    marked item: 1k candidates 0.31-0.46 -> 0.10 ms, 10k 2.4-4.6 -> 0.9 ms (CPU time, load 8)."""
     n = len(cands)
     if n == 0:
         return
-    raw = np.asarray(cands.raw, dtype=np.float64)
-    ranks = np.asarray(cands.source_rank, dtype=np.intp)
-    out = np.empty(n, dtype=np.float64)
-    for r in np.unique(ranks).tolist():
-        members = np.flatnonzero(ranks == r)
-        out[members] = normalise(raw[members], modes[r]) * weights[r]
-    calibrated = out.tolist()
-    # signals are rare: find the items that carry one, then visit only those
-    marked = [
-        i for i, sig in enumerate(cands.signals) if sig is not NO_SIGNALS and (sig.stale or sig.deprecated or sig.trust)
-    ]
-    signals = cands.signals
-    for i in marked:
-        calibrated[i] = apply_signals(cands, i, signals[i], calibrated[i])
+    sigmask = cands.sigmask
+    marked = list(compress(range(n), sigmask))  # signals are rare: visit only those
+    masks = list(map(sigmask.__getitem__, marked))
+    calibrated = calibrate_scores(cands.raw, cands.source_rank, modes, weights, marked, [m & 3 for m in masks])
+    cands.notes.update(zip(marked, map(_NOTES.__getitem__, masks)))
+    deprecated = cands.deprecated
+    for i in compress(marked, [m & DEPRECATED for m in masks]):
+        deprecated[i] = True
     cands.calibrated = calibrated
     cands.final = list(calibrated)
 
@@ -124,3 +83,16 @@ def apply_signals(cands: Candidates, i: int, sig: Signals, score: float, inherit
         if not inherited:
             cands.adjust(i, "deprecated")
     return score
+
+
+__all__ = [
+    "HUMAN_REVIEWED_FACTOR",
+    "MODES",
+    "STALE_FACTOR",
+    "apply_signals",
+    "calibrate",
+    "minmax_scores",
+    "normalise",
+    "rank_scores",
+    "zscore_scores",
+]

@@ -8,9 +8,51 @@ for a handful of list comprehensions rather than 100k intermediate objects. ``Sc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from ctxsieve.types import ContextItem, ScoredItem, Signals, TraceEntry
+from ctxsieve.kernels.build_reference import REVIEWED, STALE
+from ctxsieve.types import NO_SIGNALS, ContextItem, ScoredItem, Signals, TraceEntry
+
+DEPRECATED = 4  # the third signal bit (``signal_masks``): marked, no factor
+HUMAN_REVIEWED = "human-reviewed"
+# The columns read from the items themselves: what ``columns_of`` makes, and what a memo of an
+# earlier build may hand over for items it has seen (``stages.columns_memo``).
+ITEM_COLUMNS = ("ids", "texts", "raw", "pinned", "kinds", "stable", "signals", "tokens", "sigmask")
+
+
+def signal_masks(signals: Sequence[Signals]) -> list[int]:
+    """Per item, its signal bits: ``STALE`` (1), ``REVIEWED`` (2, trust ``human-reviewed``),
+    ``DEPRECATED`` (4); 0 for most, which share ``NO_SIGNALS`` and are not even read."""
+    return [
+        0
+        if sig is NO_SIGNALS
+        else (STALE if sig.stale else 0)
+        | (REVIEWED if sig.trust == HUMAN_REVIEWED else 0)
+        | (DEPRECATED if sig.deprecated else 0)
+        for sig in signals
+    ]
+
+
+def columns_of(items: Sequence[ContextItem]) -> dict[str, list[Any]]:
+    """The ``ITEM_COLUMNS`` of ``items``, one comprehension each: building per-item tuples
+    instead (attrgetter + zip) allocates n GC-tracked objects, which set off full collections:
+    10x slower at 100k. Also lost (issue 15): every column in one native pass (PyO3,
+    PyObject_GetAttr with interned names, each item visited once): builds got slower, 10k
+    56 -> 61 ms and 100k 777-843 -> 817-884 ms CPU (A/B, one thread): CPython 3.11's
+    specialised attribute load for a slots dataclass beats the generic getattr of the C API."""
+    signals = [it.signals for it in items]
+    return {
+        "ids": [it.id for it in items],
+        "texts": [it.content for it in items],
+        "raw": [it.score for it in items],
+        "pinned": [it.pinned for it in items],
+        "kinds": [it.kind for it in items],
+        "stable": [it.stability == "stable" for it in items],
+        "signals": signals,
+        "tokens": [it.tokens for it in items],
+        "sigmask": signal_masks(signals),
+    }
 
 
 class Candidates:
@@ -27,13 +69,17 @@ class Candidates:
         "history",
         "ids",
         "items",
+        "kinds",
+        "notes",
         "pinned",
         "raw",
         "readers",
         "reasons",
+        "sigmask",
         "signals",
         "source_rank",
         "sources",
+        "stable",
         "texts",
         "tokens",
     )
@@ -44,63 +90,73 @@ class Candidates:
         source_rank: list[int],
         source_names: Sequence[str],
         readers: frozenset[str] | None = None,
+        columns: Mapping[str, list[Any]] | None = None,
     ):
+        """``columns``: the ``ITEM_COLUMNS`` of ``items`` when the caller has them already
+        (a memo of the previous build's, ``stages.columns_memo``); else they are read here."""
         n = len(items)
         self.readers = readers
         self.items = items
         self.source_rank = source_rank
         self.sources = [source_names[r] for r in source_rank]
-        # one comprehension per column: building per-item tuples instead (attrgetter + zip)
-        # allocates n GC-tracked objects, which set off full collections: 10x slower at 100k.
-        # Also lost (issue 15): every column in one native pass (PyO3, PyObject_GetAttr with
-        # interned names, each item visited once): builds got slower, 10k 56 -> 61 ms and
-        # 100k 777-843 -> 817-884 ms CPU (A/B, one thread): CPython 3.11's specialised
-        # attribute load for a slots dataclass beats the generic getattr of the C API
-        self.ids: list[str] = [it.id for it in items]
-        self.texts: list[str] = [it.content for it in items]
-        self.raw: list[float] = [it.score for it in items]
-        self.pinned: list[bool] = [it.pinned for it in items]
-        self.history: list[bool] = [it.kind == "history" for it in items]
-        self.signals: list[Signals] = [it.signals for it in items]
+        cols = columns_of(items) if columns is None else columns
+        self.ids: list[str] = cols["ids"]
+        self.texts: list[str] = cols["texts"]
+        self.raw: list[float] = cols["raw"]
+        self.pinned: list[bool] = cols["pinned"]
+        self.kinds: list[str] = cols["kinds"]
+        self.history: list[bool] = [k == "history" for k in self.kinds]
+        self.stable: list[bool] = cols["stable"]  # stability == "stable"
+        self.signals: list[Signals] = cols["signals"]
+        self.sigmask: list[int] = cols["sigmask"]
         self.deprecated: list[bool] = [False] * n  # set by calibrate, from the signals
-        self.tokens: list[int | None] = [it.tokens for it in items]
+        self.tokens: list[int | None] = cols["tokens"]
         self.calibrated: list[float] = [0.0] * n
         self.final: list[float] = [0.0] * n
         # sparse: most items carry no adjustment, and an empty list per item would cost memory
         self.adjustments: dict[int, list[str]] = {}
+        # the signals' notes calibrate found, per item: a shared tuple, turned into the item's
+        # list of adjustments only when a later stage adds a note to it (most never do)
+        self.notes: dict[int, tuple[str, ...]] = {}
         self.reasons: list[str | None] = [None] * n
 
     def __len__(self) -> int:
         return len(self.items)
 
     def adjust(self, i: int, note: str) -> None:
-        self.adjustments.setdefault(i, []).append(note)
+        adj = self.adjustments.get(i)
+        if adj is None:
+            adj = self.adjustments[i] = list(self.notes.pop(i, ()))  # the signals' notes come first
+        adj.append(note)
+
+    def notes_of(self, i: int) -> tuple[str, ...]:
+        """Item ``i``'s adjustments, in the order they were made."""
+        adj = self.adjustments.get(i)
+        return tuple(adj) if adj is not None else self.notes.get(i, ())
 
     def scored(self, i: int) -> ScoredItem:
         tokens = self.tokens[i]
         assert tokens is not None, "tokens are estimated before any ScoredItem is made"
-        return ScoredItem(
-            self.items[i], self.raw[i], self.calibrated[i], self.final[i], tokens, tuple(self.adjustments.get(i, ()))
-        )
+        return ScoredItem(self.items[i], self.raw[i], self.calibrated[i], self.final[i], tokens, self.notes_of(i))
 
     def size(self) -> int:
         return len(self.items)
 
     def entries(self) -> list[TraceEntry]:
         """The trace rows, in proposal order (``Trace`` calls this lazily)."""
-        adj = self.adjustments
+        notes_of = self.notes_of
         return [
             TraceEntry(
                 self.ids[i],
                 self.sources[i],
-                self.items[i].kind,
+                self.kinds[i],
                 self.raw[i],
                 self.calibrated[i],
                 self.final[i],
                 self.tokens[i] or 0,
                 self.reasons[i] in ("pinned", "min_items", "selected"),
                 self.reasons[i] or "",
-                tuple(adj.get(i, ())),
+                notes_of(i),
             )
             for i in range(len(self.items))
         ]

@@ -33,10 +33,38 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from ctxsieve.kernels.build import wrapper_texts
+from ctxsieve.kernels.build import block_costs, wrapper_texts
 from ctxsieve.stages.candidates import Candidates
+from ctxsieve.stages.estimate import estimate
 from ctxsieve.stages.render import SEPARATOR, item_messages, message_body, wrapper
 from ctxsieve.types import MESSAGE_FRAMING_TOKENS, ContextItem
+
+
+def costs(cands: Candidates, estimator: Any) -> None:
+    """``estimate`` then ``rendered_costs``: each candidate's rendered cost in ``cands.tokens``.
+    With the ``bytes/<n>`` estimator both are one kernel pass over the blocks
+    (``kernels.build.block_costs``), which makes no wrapper text and counts no list twice:
+    1k candidates 0.45 -> 0.06 ms, 10k 6.5 -> 0.7 ms (CPU time, loaded machine); history
+    items' messages are still counted in Python (``_history_costs``)."""
+    bpt = getattr(estimator, "bytes_per_token", None)
+    if bpt is None:
+        estimate(cands, estimator)
+        rendered_costs(cands, estimator)
+        return
+    items = cands.items
+    tokens: list[int | None] = block_costs(  # type: ignore[assignment]
+        cands.texts,
+        cands.tokens,
+        cands.ids,
+        [it.source for it in items],
+        cands.kinds,
+        [sig.citation for sig in cands.signals],
+        bpt,
+    )
+    if True in cands.history:
+        history = [i for i, h in enumerate(cands.history) if h]
+        _history_costs(cands, estimator, history, [], tokens)
+    cands.tokens = tokens
 
 
 def rendered_costs(cands: Candidates, estimator: Any) -> None:
@@ -49,7 +77,7 @@ def rendered_costs(cands: Candidates, estimator: Any) -> None:
     walls = wrapper_texts(
         cands.ids,
         [it.source for it in items],
-        [it.kind for it in items],
+        cands.kinds,
         [sig.citation for sig in cands.signals],
     )
     history = [i for i, h in enumerate(cands.history) if h]
@@ -57,20 +85,35 @@ def rendered_costs(cands: Candidates, estimator: Any) -> None:
         cands.tokens = [(c or 0) + w for c, w in zip(cands.tokens, estimator.count(walls))]
         return
     blocks = [i for i, h in enumerate(cands.history) if not h]
-    texts = [walls[i] for i in blocks]
+    out: list[int | None] = list(cands.tokens)
+    _history_costs(cands, estimator, history, [walls[i] for i in blocks], out, blocks)
+    cands.tokens = out
+
+
+def _history_costs(
+    cands: Candidates,
+    estimator: Any,
+    history: list[int],
+    texts: list[str],
+    out: list[int | None],
+    blocks: Sequence[int] = (),
+) -> None:
+    """Each history item's cost into ``out``: per message it renders as, the framing plus the
+    estimate of its body; counted in one estimator call with ``texts`` (the wrappers of
+    ``blocks``, whose counts are added to their entries of ``out``)."""
+    items = cands.items
+    texts = list(texts)
     spans: list[tuple[int, int]] = []  # per history item: where its bodies start in texts, how many
     for i in history:
         bodies = [message_body(m) for m in item_messages(items[i])]
         spans.append((len(texts), len(bodies)))
         texts += bodies
     counts = estimator.count(texts) if texts else []
-    out: list[int | None] = list(cands.tokens)
     for k, i in enumerate(blocks):
         out[i] = (out[i] or 0) + counts[k]
     for i, (at, n) in zip(history, spans):
         given = items[i].tokens  # a source's own count stands for the bodies; framing comes on top
         out[i] = MESSAGE_FRAMING_TOKENS * n + (given if given is not None else sum(counts[at : at + n]))
-    cands.tokens = out
 
 
 def inherited_citations(cands: Candidates, estimator: Any) -> None:
@@ -115,9 +158,7 @@ def framing_reserve(cands: Candidates, layout: str) -> int:
     """The framing of every message the undecided candidates could open: reserved from the
     budget before the policy fills it, whatever it then picks (``_opens``, in one pass over
     the columns instead of three over the items)."""
-    stable = [
-        it.stability == "stable" for it, r, h in zip(cands.items, cands.reasons, cands.history) if r is None and not h
-    ]
+    stable = [s for s, r, h in zip(cands.stable, cands.reasons, cands.history) if r is None and not h]
     if not stable:
         return 0
     if layout == "seed":

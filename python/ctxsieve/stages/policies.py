@@ -162,7 +162,7 @@ def _fill(
     min_score: float | None,
     include_deprecated: bool,
 ) -> list[str]:
-    return kernels.fill_budget(
+    return kernels.fill_reasons(
         pool.tokens,
         pool.scores,
         pool.sources,
@@ -175,7 +175,7 @@ def _fill(
         caps=caps,
         min_items=budget.min_items,
         include_deprecated=include_deprecated,
-    ).reasons
+    )
 
 
 POLICIES = {"scored_knapsack": ScoredKnapsack, "fixed_slots": FixedSlots, "everything": Everything}

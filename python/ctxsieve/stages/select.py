@@ -15,21 +15,26 @@ from ctxsieve.stages.policies import Policy, Pool
 from ctxsieve.types import INCLUDED_REASONS, Budget
 
 _KNOWN = frozenset(FILL_REASONS)
+_INCLUDED = frozenset(INCLUDED_REASONS)
 
 
 def select(cands: Candidates, policy: Policy, budget: Budget, reserve: int = 0) -> list[int]:
     """Write the policy's reason into ``cands.reasons`` for every undecided item; returns the
     indices of the included items, in candidate order."""
-    undecided = [r is None for r in cands.reasons]
-    open_ = list(compress(range(len(undecided)), undecided))
+    reasons_now = cands.reasons
+    if reasons_now.count(None) == len(reasons_now):
+        open_ = list(range(len(reasons_now)))  # nothing decided yet: no pass over the reasons
+    else:
+        open_ = [i for i, r in enumerate(reasons_now) if r is None]
     if reserve >= budget.total:
         return _no_room(cands, open_, budget, reserve)
     room = Budget(budget.total - reserve, budget.caps, budget.min_items) if reserve else budget
+    columns = (cands.ids, cands.sources, cands.tokens, cands.final, cands.pinned, cands.deprecated)
     if len(open_) == len(cands):
-        pool = Pool(cands.ids, cands.sources, cands.tokens, cands.final, cands.pinned, cands.deprecated)  # type: ignore[arg-type]
+        pool = Pool(*columns)  # type: ignore[arg-type]
     else:
         # compress (a C loop) rather than a comprehension per column: 6 x 0.4 ms at 10k
-        columns = (cands.ids, cands.sources, cands.tokens, cands.final, cands.pinned, cands.deprecated)
+        undecided = [r is None for r in reasons_now]
         pool = Pool(*(list(compress(c, undecided)) for c in columns))  # type: ignore[arg-type]
     try:
         reasons = policy.select(pool, room)
@@ -41,16 +46,16 @@ def select(cands: Candidates, policy: Policy, budget: Budget, reserve: int = 0) 
         ) from None
     if len(reasons) != len(open_):
         raise ContextError(f"policy {policy!r} returned {len(reasons)} reasons for {len(open_)} candidates")
-    unknown = set(reasons) - _KNOWN
-    if unknown:
+    if not _KNOWN.issuperset(reasons):
+        unknown = set(reasons) - _KNOWN
         raise ContextError(f"policy {policy!r} returned unknown reasons {sorted(unknown)}; expected {FILL_REASONS}")
-    out = cands.reasons
-    included = []
+    # C loops (slice assignment, map, compress) rather than one Python loop over every reason
+    if len(open_) == len(reasons_now):
+        reasons_now[:] = reasons
+        return list(compress(range(len(reasons)), map(_INCLUDED.__contains__, reasons)))
     for i, r in zip(open_, reasons):
-        out[i] = r
-        if r in INCLUDED_REASONS:
-            included.append(i)
-    return included
+        reasons_now[i] = r
+    return list(compress(open_, map(_INCLUDED.__contains__, reasons)))
 
 
 def _no_room(cands: Candidates, open_: list[int], budget: Budget, reserve: int) -> list[int]:

@@ -80,6 +80,9 @@ class Estimator:
         # warm (dict.fromkeys, dict(zip), the size filter): a counter cheaper than a dict
         # lookup is not cached (issue 15; CPU time, one run, loaded 2-core machine)
         self.cached = cached
+        # the divisor when this is the shipped ``bytes/<n>`` counter: the engine then estimates
+        # each candidate and its wrapper in one native pass without making the wrapper's text
+        self.bytes_per_token: float | None = None
         self._fn = fn
         self._cache: dict[str, int] = {}
         self._chars = 0  # chars of text the cache holds

@@ -122,7 +122,9 @@ def _cached(name: str) -> Estimator:
             divisor = math.nan
         if not (math.isfinite(divisor) and divisor > 0):
             raise ConfigError(f"estimator {name!r}: bytes/<n> needs a positive number")
-        return Estimator(name, functools.partial(_bytes, divisor=divisor), trusted=True, cached=False)
+        est = Estimator(name, functools.partial(_bytes, divisor=divisor), trusted=True, cached=False)
+        est.bytes_per_token = divisor
+        return est
     for prefix, factory in list(_REGISTRY.items()):
         if name.startswith(prefix):
             made = resolve_estimator(factory(name[len(prefix) :]), f"estimator {name!r}")
