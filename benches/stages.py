@@ -24,6 +24,7 @@ from typing import Any
 
 from ctxsieve import backend
 from ctxsieve.engine import selection
+from ctxsieve.stages import columns_memo
 from ctxsieve.stages import dedupe as dedupe_stage
 
 if __package__ in (None, ""):
@@ -35,8 +36,9 @@ else:
 ROOT = Path(__file__).resolve().parent.parent
 # (module, name, label): what the build calls, in the order it calls it
 STAGES = [
-    (selection, "Candidates", "columns (Candidates)"),
-    (selection, "costs", "costs (estimate, rendered)"),
+    # a cold build clears the engine's columns memo, so every item goes through these two
+    (columns_memo, "columns_of", "columns (read from the items)"),
+    (columns_memo, "costs", "costs (estimate, rendered)"),
     (selection, "calibrate", "calibrate"),
     (dedupe_stage, "kernel", "dedupe: kernel"),  # the memo's call or kernels.dedupe
     (selection, "dedupe", "dedupe: stage (incl. kernel)"),
