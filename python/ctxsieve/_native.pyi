@@ -77,7 +77,13 @@ __all__ += ["KnownWords", "calibrated_estimate"]
 
 @final
 class KnownWords:
-    def __new__(cls, hashes: bytes) -> KnownWords: ...
+    def __new__(
+        cls,
+        hashes: bytes,
+        char_extra: bytes | None = None,
+        digit_group: int | None = None,
+        punct_pairs: bytes | None = None,
+    ) -> KnownWords: ...
     def __len__(self) -> int: ...
     def __contains__(self, key: object, /) -> bool: ...
 
