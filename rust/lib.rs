@@ -39,4 +39,6 @@ mod py_build;
 #[cfg(feature = "python")]
 mod py_calibrated;
 #[cfg(feature = "python")]
+mod py_dedupe_args;
+#[cfg(feature = "python")]
 mod py_dedupe_memo;

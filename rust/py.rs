@@ -13,10 +13,12 @@ use pyo3::types::PyString;
 
 use crate::py_args::{
     beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
-    keys_of, not_str, positive_arg, snapshot, surrogatepass, text_of, texts_of, InternalError,
+    keys_of, not_str, positive_arg, snapshot, snapshot_lists, surrogatepass, text_of, texts_of,
+    InternalError,
 };
 use crate::py_budget::within;
 use crate::py_calibrated::{calibrated_estimate, PyKnownWords};
+use crate::py_dedupe_args::{dedupe_lists, DedupeArgs};
 use crate::{bm25, dedupe as dd, fill, grep, order, text, unicode_tables};
 
 // ---------------------------------------------------------------------------------------------
@@ -81,28 +83,9 @@ fn dedupe(
         if !(threshold > 0.0 && threshold <= 1.0) {
             return Err(PyValueError::new_err("threshold: must be in (0, 1]"));
         }
-        let names = ["texts", "ids", "scores", "pinned", "history"];
-        let lists = [texts, ids, scores, pinned, history]
-            .iter()
-            .zip(names)
-            .map(|(l, n)| snapshot(n, l))
-            .collect::<PyResult<Vec<_>>>()?;
-        let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
-        check_lengths(&names, &refs)?;
-        let texts = texts_of(&lists[0], "texts")?;
-        let ids = keys_of(&lists[1], "ids")?;
-        let scores = floats_of(&lists[2], "scores")?;
-        let pinned = bools_of(&lists[3])?;
-        let history = bools_of(&lists[4])?;
-        let input: Vec<dd::Item> = (0..texts.len())
-            .map(|i| dd::Item {
-                text: &texts[i],
-                id: &ids[i],
-                score: scores[i],
-                pinned: pinned[i],
-                history: history[i],
-            })
-            .collect();
+        let lists = dedupe_lists([texts, ids, scores, pinned, history])?;
+        let args = DedupeArgs::of(&lists)?;
+        let input = args.items();
         let out = py.detach(|| within(|| dd::dedupe(&input, threshold)));
         Ok((out.duplicate_of, out.visit_order))
     })
@@ -207,13 +190,10 @@ fn cache_order(
             "order_keys",
             "ids",
         ];
-        let lists = [stability, history, scores, source_rank, order_keys, ids]
-            .iter()
-            .zip(names)
-            .map(|(l, n)| snapshot(n, l))
-            .collect::<PyResult<Vec<_>>>()?;
-        let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
-        check_lengths(&names, &refs)?;
+        let lists = snapshot_lists(
+            &names,
+            &[stability, history, scores, source_rank, order_keys, ids],
+        )?;
         let stability = counts_of(&lists[0], "stability")?;
         if let Some(i) = stability.iter().position(|&s| s > 2) {
             return Err(PyValueError::new_err(format!(

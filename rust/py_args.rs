@@ -53,6 +53,22 @@ pub fn snapshot<'py>(name: &str, obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<
     Ok(list.iter().collect())
 }
 
+/// Each list argument snapshotted, in order, then checked to have the first one's length
+/// (the reference's order of checks: every argument is a list, then the lengths agree).
+pub fn snapshot_lists<'py>(
+    names: &[&str],
+    objs: &[&Bound<'py, PyAny>],
+) -> PyResult<Vec<Vec<Bound<'py, PyAny>>>> {
+    let lists = objs
+        .iter()
+        .zip(names)
+        .map(|(l, n)| snapshot(n, l))
+        .collect::<PyResult<Vec<_>>>()?;
+    let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
+    check_lengths(names, &refs)?;
+    Ok(lists)
+}
+
 pub fn check_lengths(names: &[&str], lists: &[&[Bound<'_, PyAny>]]) -> PyResult<()> {
     let n = lists[0].len();
     for (name, list) in names[1..].iter().zip(&lists[1..]) {

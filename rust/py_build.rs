@@ -8,7 +8,7 @@ use pyo3::types::{PyInt, PyString};
 
 use crate::py_args::{
     check_lengths, count_arg, counts_of, float_arg, floats_of, guard, not_str, positive_arg,
-    snapshot, surrogatepass, type_name,
+    snapshot, snapshot_lists, surrogatepass, type_name,
 };
 use crate::{scores, text, wrap};
 
@@ -34,13 +34,7 @@ pub fn wrapper_texts(
 ) -> PyResult<Vec<Option<Py<PyString>>>> {
     guard("wrapper_texts", || {
         let names = ["ids", "sources", "kinds", "citations"];
-        let lists = [ids, sources, kinds, citations]
-            .iter()
-            .zip(names)
-            .map(|(l, n)| snapshot(n, l))
-            .collect::<PyResult<Vec<_>>>()?;
-        let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
-        check_lengths(&names, &refs)?;
+        let lists = snapshot_lists(&names, &[ids, sources, kinds, citations])?;
         let mut out = Vec::with_capacity(lists[0].len());
         let (ids, sources, kinds, cites) = (&lists[0], &lists[1], &lists[2], &lists[3]);
         for (i, c) in cites.iter().enumerate() {
@@ -127,13 +121,7 @@ pub fn block_costs(
     guard("block_costs", || {
         let bpt = positive_arg("bytes_per_token", bytes_per_token)?;
         let names = ["texts", "tokens", "ids", "sources", "kinds", "citations"];
-        let lists = [texts, tokens, ids, sources, kinds, citations]
-            .iter()
-            .zip(names)
-            .map(|(l, n)| snapshot(n, l))
-            .collect::<PyResult<Vec<_>>>()?;
-        let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
-        check_lengths(&names, &refs)?;
+        let lists = snapshot_lists(&names, &[texts, tokens, ids, sources, kinds, citations])?;
         let mut out = Vec::with_capacity(lists[0].len());
         // sources and kinds are a few objects repeated over the build: each length is read
         // once per run of the same object (a pointer compare), not once per candidate

@@ -15,10 +15,9 @@ use std::sync::{Mutex, TryLockError};
 
 use crate::dedupe::{dedupe, Item};
 use crate::dedupe_memo::{Limits, Memo, Path};
-use crate::py_args::{
-    bools_of, check_lengths, count_arg, float_arg, floats_of, guard, keys_of, snapshot, texts_of,
-};
+use crate::py_args::{count_arg, float_arg, guard};
 use crate::py_budget::within;
+use crate::py_dedupe_args::{dedupe_lists, DedupeArgs};
 
 #[pyclass(frozen, name = "DedupeMemo", module = "ctxsieve._native")]
 pub struct PyDedupeMemo {
@@ -92,33 +91,14 @@ impl PyDedupeMemo {
         history: &Bound<'_, PyAny>,
     ) -> PyResult<(Vec<i64>, Vec<usize>, &'static str)> {
         guard("DedupeMemo.dedupe", || {
-            let names = ["texts", "ids", "scores", "pinned", "history"];
-            let lists = [texts, ids, scores, pinned, history]
-                .iter()
-                .zip(names)
-                .map(|(l, n)| snapshot(n, l))
-                .collect::<PyResult<Vec<_>>>()?;
-            let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
-            check_lengths(&names, &refs)?;
-            let texts = texts_of(&lists[0], "texts")?;
+            let lists = dedupe_lists([texts, ids, scores, pinned, history])?;
+            let args = DedupeArgs::of(&lists)?;
             // the memo's keys: Python's str hash, which each str caches (see dedupe_memo_slots)
             let keys = lists[0]
                 .iter()
                 .map(|o| o.hash().map(|h| h as u64))
                 .collect::<PyResult<Vec<u64>>>()?;
-            let ids = keys_of(&lists[1], "ids")?;
-            let scores = floats_of(&lists[2], "scores")?;
-            let pinned = bools_of(&lists[3])?;
-            let history = bools_of(&lists[4])?;
-            let input: Vec<Item> = (0..texts.len())
-                .map(|i| Item {
-                    text: &texts[i],
-                    id: &ids[i],
-                    score: scores[i],
-                    pinned: pinned[i],
-                    history: history[i],
-                })
-                .collect();
+            let input = args.items();
             let (out, path) = py.detach(|| within(|| self.run(&input, &keys)));
             let path = match path {
                 None => "busy",
