@@ -128,6 +128,21 @@ def test_unknown_role_is_an_error_naming_where():
     assert len(conv.transcript) == 0
 
 
+@pytest.mark.parametrize("content", ["", " \n\t", {"role": "user", "content": []}, {"role": "user", "content": "  "}])
+def test_an_empty_user_turn_is_refused_and_the_conversation_is_unchanged(content):
+    # Anthropic drops nothing-to-say text blocks: an empty turn after a reply would send a
+    # request ending with the assistant's message (a prefill), or no message at all
+    conv = Conversation(system="s")
+    conv.add_user("hi")
+    conv.prepare()
+    conv.record_response(text_reply(1))
+    with pytest.raises(MessageError, match="user message: empty"):
+        conv.add_user(content)
+    assert (len(conv.transcript), conv.turn) == (2, 1)
+    conv.add_user("next")
+    assert conv.prepare().anthropic()["messages"][-1]["role"] == "user"
+
+
 def test_a_message_the_reader_may_not_see_is_refused():
     conv = Conversation(reader="alice")
     conv.add_user("hi")

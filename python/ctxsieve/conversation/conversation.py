@@ -112,6 +112,11 @@ class Conversation(State):
         if attribution is not None and not isinstance(attribution, str):
             raise TypeError(f"attribution: expected str, got {type(attribution).__name__}")
         msgs = [user(content)] if isinstance(content, str) else read_any(content, "user message")
+        if not any(m.images or m.tool_results or m.text.strip() for m in msgs):
+            # a turn that asks nothing is a bug upstream (an empty input box, a failed read);
+            # sent on, Anthropic rejects the empty message, or drops it and the request ends
+            # with the assistant's reply, which the API reads as a prefill to continue
+            raise MessageError("user message: empty (no text, image or tool result)")
         if audience is not None:
             label = parse_audience(audience, "audience")
             msgs = [replace(m, audience=label) for m in msgs]
