@@ -10,6 +10,7 @@ from . import documents as docs
 from . import langs
 from . import numeric as num
 from . import sources as src
+from . import terminal as term
 from . import tool_json as tj
 from .common import Gen
 
@@ -77,4 +78,16 @@ CATEGORIES: dict[str, Gen] = {
     "licence_texts": docs.gen_licence,
     "python_code": docs.gen_python_code,
     "sympy_codegen": docs.gen_sympy_codegen,
+    # second batch (written after the first report; terminal.py says why)
+    "rich_tables": term.gen_rich_tables,
+    "progress_bars": term.gen_progress_bars,
+    "dependency_trees": term.gen_dep_trees,
+    "lockfiles": term.gen_lockfiles,
+    "access_logs": term.gen_access_logs,
+    "windows_output": term.gen_windows,
+    "mojibake": term.gen_mojibake,
+    "latex_docs": term.gen_latex,
+    "cjk_markdown": term.gen_cjk_markdown,
+    "math_notes": term.gen_math_notes,
+    "romanized_chat": term.gen_romanized_chat,
 }

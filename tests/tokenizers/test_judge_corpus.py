@@ -1,5 +1,5 @@
 """The judge corpus (benches/data/judge.jsonl) is what its generator writes, byte for byte, and
-has the shape docs/tokenizers.md describes: 56 categories of 14 documents of 200 B - 20 KB,
+has the shape docs/tokenizers.md describes: 67 categories of 14 documents of 200 B - 20 KB,
 each with the exact count of every packaged tokenizer family.
 
 Regenerating needs the files of the packages the corpus quotes at the versions recorded in
