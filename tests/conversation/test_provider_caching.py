@@ -199,7 +199,7 @@ def test_no_mark_and_no_block_is_whitespace_only_text() -> None:
         {"role": "user", "content": [{"type": "text", "text": "real question", "cache_control": {"type": "ephemeral"}}]}
     ]
     conv.record_response({"role": "assistant", "content": "\n\n"})
-    conv.add_user("\t")
+    conv.add(Message("user", (Text("\t"),)))  # add_user refuses an empty turn; history may hold one
     call = conv.prepare()
     body = call.anthropic(max_tokens=8)
     blocks = [b for m in body["messages"] for b in m["content"]]
