@@ -65,7 +65,7 @@
 //!   (With kept-only lists, an item a walk skips for its size costs one entry.)
 
 use crate::dedupe_blocks::{Blocks, Marks};
-use crate::dedupe_index::{need, prepare, Lists, Prepared};
+use crate::dedupe_index::{need, prepare, Lists, Prepared, MIN_SPLIT};
 pub use crate::dedupe_order::visit_order;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -110,6 +110,14 @@ pub struct Outcome {
 }
 
 pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
+    // The call's parallel steps (a dozen) run from inside the pool: called from a thread
+    // outside it (Python's), each would be sent to the pool and waited for on its own, a
+    // wake-up of a worker and of the caller every time. `scope` enters the pool once (inline
+    // when the caller is already a worker, as inside `py_budget::within`'s pool).
+    rayon::scope(|_| dedupe_in_pool(items, threshold))
+}
+
+fn dedupe_in_pool(items: &[Item], threshold: f64) -> Outcome {
     let n = items.len();
     let order = visit_order(items);
     let Prepared {
@@ -143,6 +151,7 @@ pub fn dedupe(items: &[Item], threshold: f64) -> Outcome {
     // 0 for an item without shingles, which never reaches the verification
     let needs: Vec<usize> = sizes
         .par_iter()
+        .with_min_len(MIN_SPLIT)
         .map(|&a| {
             if a == 0 {
                 0

@@ -47,6 +47,11 @@ impl Lists {
     }
 }
 
+/// The fewest items a per-item parallel step of a call gives one task: below it the step runs
+/// on one thread, as splitting it would cost more (a task each, and a sleeping worker woken)
+/// than its work at ~1k items.
+pub const MIN_SPLIT: usize = 4096;
+
 /// The least overlap `c` in `1..=m` with `c / m >= threshold`, by the very float test the
 /// verification uses (so no rounding of `threshold * m` can make the two disagree).
 pub fn need(m: usize, threshold: f64) -> usize {
@@ -83,6 +88,7 @@ pub fn prepare(items: &[Item], order: &[usize], threshold: f64) -> Prepared {
     let sizes = shingled.sizes;
     let short = (0..n)
         .into_par_iter()
+        .with_min_len(MIN_SPLIT)
         .map(|r| {
             let (a, shared) = (sizes[r] as usize, groups.of(r).len());
             if shared == 0 {
@@ -107,7 +113,11 @@ pub fn prepare(items: &[Item], order: &[usize], threshold: f64) -> Prepared {
 /// By rank: whether the item's id hash is also another (not history) item's.
 fn shared_ids(ids: &[Option<u64>]) -> Vec<bool> {
     let mut sorted: Vec<u64> = ids.iter().flatten().copied().collect();
-    sorted.par_sort_unstable();
+    if sorted.len() < MIN_SPLIT {
+        sorted.sort_unstable();
+    } else {
+        sorted.par_sort_unstable();
+    }
     let mut repeated: Vec<u64> = sorted
         .windows(2)
         .filter(|w| w[0] == w[1])

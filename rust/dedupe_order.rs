@@ -2,6 +2,7 @@
 //! exported as `dedupe::visit_order`.
 
 use crate::dedupe::Item;
+use crate::dedupe_index::MIN_SPLIT;
 use rayon::prelude::*;
 
 /// Visit order: pinned first, then score descending, then id, then position.
@@ -30,18 +31,25 @@ pub fn visit_order(items: &[Item]) -> Vec<usize> {
     };
     let mut keys: Vec<(bool, u64, usize)> = items
         .par_iter()
+        .with_min_len(MIN_SPLIT)
         .enumerate()
         .map(|(i, it)| {
             let (p, s) = key(it);
             (p, s, i)
         })
         .collect();
-    keys.par_sort_unstable_by(|x, y| {
+    // a total order (position breaks every tie), so either sort gives the same order
+    let cmp = |x: &(bool, u64, usize), y: &(bool, u64, usize)| {
         (x.0, x.1)
             .cmp(&(y.0, y.1))
             .then_with(|| items[x.2].id.cmp(items[y.2].id))
             .then_with(|| x.2.cmp(&y.2))
-    });
+    };
+    if keys.len() < MIN_SPLIT {
+        keys.sort_unstable_by(cmp);
+    } else {
+        keys.par_sort_unstable_by(cmp);
+    }
     keys.into_iter().map(|k| k.2).collect()
 }
 
