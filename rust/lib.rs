@@ -42,3 +42,5 @@ mod py_calibrated;
 mod py_dedupe_args;
 #[cfg(feature = "python")]
 mod py_dedupe_memo;
+#[cfg(feature = "python")]
+mod py_fill;

@@ -326,6 +326,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::py_build::wrapper_texts, m)?)?; // issue 15
     m.add_function(wrap_pyfunction!(crate::py_build::block_costs, m)?)?; // issue 15
     m.add_function(wrap_pyfunction!(crate::py_build::calibrate_scores, m)?)?; // issue 15
+    m.add_function(wrap_pyfunction!(crate::py_fill::fill_open, m)?)?; // issue 15
     m.add_function(wrap_pyfunction!(crate::py_budget::set_thread_budget, m)?)?; // issue 15
     m.add_function(wrap_pyfunction!(crate::py_budget::thread_budget, m)?)?; // issue 15
     m.add_class::<crate::py_dedupe_memo::PyDedupeMemo>()?; // issue 15

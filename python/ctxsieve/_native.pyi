@@ -117,6 +117,26 @@ def calibrate_scores(
     reviewed_factor: float,
 ) -> list[float]: ...
 
+# the built-in policy's fill over a build's columns (issue 15, rust/py_fill.rs)
+__all__ += ["fill_open"]
+
+def fill_open(
+    tokens: list[int],
+    scores: list[float],
+    ranks: list[int],
+    pinned: list[bool],
+    deprecated: list[bool],
+    ids: list[str],
+    reasons: list[str | None],
+    names: list[str],
+    budget: int,
+    beta: float,
+    min_score: float | None,
+    caps: list[int],
+    min_items: list[int],
+    include_deprecated: bool,
+) -> list[int]: ...
+
 # --- thread budget of the calling thread's kernels (issue 15, rust/py_budget.rs) ---
 __all__ += ["set_thread_budget", "thread_budget"]
 

@@ -11,10 +11,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
-from ctxsieve.kernels import BACKEND, _as_list, _positive_number
+from ctxsieve.errors import BudgetExceededError
+from ctxsieve.kernels import BACKEND, FILL_REASONS, _as_list, _count_or_zero, _non_negative_int, _positive_number
 from ctxsieve.kernels import build_reference as reference
 from ctxsieve.kernels.build_reference import HUMAN_REVIEWED_FACTOR, MODE_CODES, MODES, STALE_FACTOR
 
@@ -24,10 +27,14 @@ if BACKEND == "native":
     _wrapper_texts: Any = _native.wrapper_texts
     _block_costs: Any = _native.block_costs
     _calibrate_scores: Any = _native.calibrate_scores
+    _fill_open: Any = _native.fill_open
 else:
     _wrapper_texts = reference.wrapper_texts
     _block_costs = reference.block_costs
     _calibrate_scores = reference.calibrate_scores
+    _fill_open = reference.fill_open
+
+_REASON_NAMES = list(FILL_REASONS)
 
 
 def wrapper_texts(
@@ -117,4 +124,78 @@ def calibrate_scores(
     )
 
 
-__all__ = ["HUMAN_REVIEWED_FACTOR", "MODES", "STALE_FACTOR", "block_costs", "calibrate_scores", "wrapper_texts"]
+def fill_open(
+    tokens: list[int],
+    scores: list[float],
+    ranks: list[int],
+    pinned: list[bool],
+    deprecated: list[bool],
+    ids: list[str],
+    reasons: list[str | None],
+    budget: int,
+    *,
+    caps: Sequence[int],
+    min_items: Sequence[int],
+    beta: float = 0.0,
+    min_score: float | None = None,
+    include_deprecated: bool = False,
+) -> list[int]:
+    """The ScoredKnapsack fill (``kernels.fill_budget``) of the rows of a build's columns whose
+    ``reasons[i]`` is None, each such row's reason (a ``FILL_REASONS`` name) written into
+    ``reasons`` itself; returns the included rows, ascending. ``ranks[i]`` is the row's source
+    number, ``caps[r]`` (-1: none) and ``min_items[r]`` that source's; the sources' numbers
+    order their minimums as ``fill_budget``'s first-appearance codes would when the rows come
+    source by source (a build's do). Pinned open rows over ``budget``: ``BudgetExceededError``.
+
+    >>> reasons = [None, "duplicate_of:a", None]
+    >>> fill_open([5, 5, 5], [0.9, 0.8, 0.7], [0, 0, 1], [False] * 3, [False] * 3, ["a", "b", "c"], reasons, 5,
+    ...           caps=[-1, -1], min_items=[0, 0])
+    [0]
+    >>> reasons
+    ['selected', 'duplicate_of:a', 'budget']
+    """
+    budget = _non_negative_int("budget", budget)
+    if min_score is not None and (
+        isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not math.isfinite(min_score)
+    ):
+        raise ValueError(f"min_score: must be a finite number or None, got {min_score!r}")
+    if not isinstance(reasons, list):
+        raise TypeError(f"reasons: expected a list, got {type(reasons).__name__}")  # written into
+    tokens_l, ids_l, reasons_l = _as_list("tokens", tokens), _as_list("ids", ids), reasons
+    # flags read once, here: a __bool__ that changes its answer cannot split this check and the kernel
+    pinned_l = list(map(bool, _as_list("pinned", pinned)))
+    if len(pinned_l) == len(reasons_l) == len(tokens_l) == len(ids_l):
+        held = [(str(ids_l[i]), tokens_l[i]) for i in compress(range(len(pinned_l)), pinned_l) if reasons_l[i] is None]
+        total = sum(_count_or_zero(t) for _, t in held)  # a malformed count: the kernel names it
+        if total > budget:
+            listing = ", ".join(f"{i} ({t} tokens)" for i, t in held)
+            message = f"pinned items need {total} tokens but the budget is {budget}: {listing}"
+            raise BudgetExceededError(message, held, budget)
+    open_ = _fill_open(
+        tokens_l,
+        _as_list("scores", scores),
+        _as_list("ranks", ranks),
+        pinned_l,
+        _as_list("deprecated", deprecated),
+        ids_l,
+        reasons_l,
+        _REASON_NAMES,
+        budget,
+        beta,
+        None if min_score is None else float(min_score),
+        _as_list("caps", caps),
+        _as_list("min_items", min_items),
+        include_deprecated,
+    )
+    return open_  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "HUMAN_REVIEWED_FACTOR",
+    "MODES",
+    "STALE_FACTOR",
+    "block_costs",
+    "calibrate_scores",
+    "fill_open",
+    "wrapper_texts",
+]

@@ -18,13 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from ctxsieve.kernels.limits import check_count
+from ctxsieve.kernels.limits import check_beta, check_count
 from ctxsieve.kernels.reference import (
+    SELECTED,
+    as_float,
+    check_cap_list,
     check_count_list,
     check_float_list,
     check_lengths,
     check_positive,
+    check_str_list,
     estimate_tokens,
+    fill_budget,
     snapshot,
 )
 
@@ -209,3 +214,68 @@ def calibrate_scores(
         if m & REVIEWED:
             scores[i] *= reviewed_factor
     return scores
+
+
+def fill_open(
+    tokens: list[Any],
+    scores: list[Any],
+    ranks: list[Any],
+    pinned: list[Any],
+    deprecated: list[Any],
+    ids: list[Any],
+    reasons: list[Any],
+    names: list[Any],
+    budget: Any,
+    beta: Any,
+    min_score: Any,
+    caps: list[Any],
+    min_items: list[Any],
+    include_deprecated: Any,
+) -> list[int]:
+    """``reference.fill_budget`` over the rows of a build's columns whose ``reasons[i]`` is
+    None, with ``ranks[i]`` as the row's source number (``caps[r]``, ``min_items[r]``): each
+    such row gets ``names[code]`` written into ``reasons`` (the caller's list); returns the
+    included rows, ascending. Every row's elements are checked, as ``fill_budget`` checks its
+    own, in the same order with the same messages (``rust/py_fill.rs`` is this)."""
+    cols = ("tokens", "scores", "ranks", "pinned", "deprecated", "ids", "reasons")
+    lists = [snapshot(n, v) for n, v in zip(cols, (tokens, scores, ranks, pinned, deprecated, ids, reasons))]
+    names_l = snapshot("names", names)
+    cap_objs, min_objs = snapshot("caps", caps), snapshot("min_items", min_items)
+    check_lengths(cols, lists)
+    toks = check_count_list("tokens", lists[0])
+    fscores = check_float_list("scores", lists[1])
+    srcs = check_count_list("ranks", lists[2])
+    pin = [bool(p) for p in lists[3]]
+    dep = [bool(d) for d in lists[4]]
+    ids_l = check_str_list("ids", lists[5])
+    budget = check_count("budget", budget)
+    beta = check_beta(as_float("beta", beta))
+    min_score = None if min_score is None else as_float("min_score", min_score)
+    include_deprecated = bool(include_deprecated)
+    cap_l = check_cap_list("caps", cap_objs)
+    check_lengths(("caps", "min_items"), (cap_l, min_objs))
+    min_l = check_count_list("min_items", min_objs)
+    for i, s in enumerate(srcs):
+        if s >= len(cap_l):
+            raise ValueError(f"ranks[{i}]: no source {s} (caps has {len(cap_l)})")
+    if len(names_l) != 7:
+        raise ValueError(f"names: expected 7 reason names, got {len(names_l)}")
+    open_ = [i for i, r in enumerate(lists[6]) if r is None]
+    t, f, r, p, d, k = ([col[i] for i in open_] for col in (toks, fscores, srcs, pin, dep, ids_l))
+    codes = fill_budget(
+        t,
+        f,
+        r,
+        p,
+        d,
+        k,
+        budget,
+        beta,
+        min_score,
+        cap_l,
+        min_l,
+        include_deprecated,
+    )
+    for i, c in zip(open_, codes):
+        reasons[i] = names_l[c]
+    return [i for i, c in zip(open_, codes) if c <= SELECTED]

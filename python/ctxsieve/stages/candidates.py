@@ -57,9 +57,11 @@ def columns_of(items: Sequence[ContextItem]) -> dict[str, list[Any]]:
 
 class Candidates:
     """Parallel columns over ``items``; ``source_rank[i]`` is the index of item i's source in
-    the engine's source list and ``sources[i]`` its name. ``reasons[i]`` stays None until a
-    stage decides the item's fate. ``readers`` is who the build is for: every item here is one
-    they may see (the engine left the others out before making the columns)."""
+    the engine's source list (``names``) and ``sources[i]`` its name; the rows come source by
+    source (``source_rank`` never decreases: the built-in fill numbers sources by rank).
+    ``reasons[i]`` stays None until a stage decides the item's fate. ``readers`` is who the
+    build is for: every item here is one they may see (the engine left the others out before
+    making the columns)."""
 
     __slots__ = (
         "adjustments",
@@ -70,6 +72,7 @@ class Candidates:
         "ids",
         "items",
         "kinds",
+        "names",
         "notes",
         "pinned",
         "raw",
@@ -98,6 +101,7 @@ class Candidates:
         self.readers = readers
         self.items = items
         self.source_rank = source_rank
+        self.names = source_names  # the engine's source names, by rank
         self.sources = [source_names[r] for r in source_rank]
         cols = columns_of(items) if columns is None else columns
         self.ids: list[str] = cols["ids"]
