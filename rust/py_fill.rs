@@ -11,7 +11,7 @@ use pyo3::types::PyList;
 use crate::fill;
 use crate::py_args::{
     beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
-    keys_of, snapshot,
+    keys_of, snapshot, snapshot_lists,
 };
 
 /// `tokens`, `scores`, `ranks` (a source number per row, the index into `caps`/`min_items`),
@@ -49,16 +49,11 @@ pub fn fill_open(
             "ids",
             "reasons",
         ];
-        let lists = [tokens, scores, ranks, pinned, deprecated, ids, reasons]
-            .iter()
-            .zip(cols)
-            .map(|(l, n)| snapshot(n, l))
-            .collect::<PyResult<Vec<_>>>()?;
+        let objs = [tokens, scores, ranks, pinned, deprecated, ids, reasons];
+        let lists = snapshot_lists(&cols, &objs)?;
         let names = snapshot("names", names)?;
         let cap_objs = snapshot("caps", caps)?;
         let min_objs = snapshot("min_items", min_items)?;
-        let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
-        check_lengths(&cols, &refs)?;
         let tokens = counts_of(&lists[0], "tokens")?;
         let scores = floats_of(&lists[1], "scores")?;
         let ranks = counts_of(&lists[2], "ranks")?;

@@ -239,9 +239,9 @@ def fill_open(
     own, in the same order with the same messages (``rust/py_fill.rs`` is this)."""
     cols = ("tokens", "scores", "ranks", "pinned", "deprecated", "ids", "reasons")
     lists = [snapshot(n, v) for n, v in zip(cols, (tokens, scores, ranks, pinned, deprecated, ids, reasons))]
+    check_lengths(cols, lists)
     names_l = snapshot("names", names)
     cap_objs, min_objs = snapshot("caps", caps), snapshot("min_items", min_items)
-    check_lengths(cols, lists)
     toks = check_count_list("tokens", lists[0])
     fscores = check_float_list("scores", lists[1])
     srcs = check_count_list("ranks", lists[2])

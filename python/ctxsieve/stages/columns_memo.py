@@ -19,6 +19,8 @@ builds (``build_many``) may each store theirs, and any of them is a correct memo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from ctxsieve.stages.candidates import ITEM_COLUMNS, Candidates, columns_of
@@ -77,8 +79,9 @@ class ColumnsMemo:
             if old is None or len(old.items) != len(lst):
                 plans.append(None)
                 continue
-            # identity only: an unchanged item is not even read (no cache miss on it)
-            changed = [j for j, a, b in zip(range(len(lst)), lst, old.items) if a is not b]
+            # identity only: an unchanged item is not even read (no cache miss on it); a source
+            # whose items are all the same objects hands the gathering's own tuple on again
+            changed = [] if lst is old.items else list(compress(range(len(lst)), map(is_not, lst, old.items)))
             plans.append(None if 2 * len(changed) > len(lst) else changed)
         todo: list[ContextItem] = []
         for lst, plan in zip(lists, plans):
