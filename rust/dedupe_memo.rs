@@ -38,6 +38,9 @@ pub struct Limits {
     /// Links the index may gain (or hold of removed texts) beyond half its size before it is
     /// built anew; tests set 0 to rebuild often.
     pub rebuild_slack: usize,
+    /// A build with more than this share of its distinct texts new is not joined text by
+    /// text (see `Memo::dedupe`); tests set 1.0 to join every build that fits.
+    pub new_share: f64,
 }
 
 impl Default for Limits {
@@ -47,6 +50,7 @@ impl Default for Limits {
             max_edges: 2_000_000,
             keep_builds: 3,
             rebuild_slack: 4096,
+            new_share: 0.25,
         }
     }
 }
@@ -203,10 +207,24 @@ impl Memo {
         }
         let room = self.limits.max_texts - news.len();
         self.stats.evicted += self.slots.evict(gen, self.limits.keep_builds, room) as u64;
-        let full = news.len() > self.slots.live;
-        if full && !self.repeats(items, keys) {
-            self.stats.cold_new += 1;
-            return (dedupe(items, self.threshold), Path::ColdNew);
+        // Joining new texts one by one costs several times what joining a build's texts in bulk
+        // costs per text, so a build whose texts are mostly new (more than `new_share` of
+        // them) is not joined that way: it runs the cold kernel, or when its texts repeat the
+        // last such build's (an agent's second call), joins them all (`join_all`) and the memo
+        // keeps this build's texts alone. Lost to it: joining the new texts of any build whose
+        // new texts fit the memo (at most as many as it holds): with each query of a
+        // build_many its own 10k of 40k candidates, every build joined ~7k texts one by one
+        // (~97 ms a build, 1 thread, against 44 ms for the cold build).
+        let distinct = seen + news.len();
+        let full = news.len() > self.slots.live
+            || news.len() as f64 > self.limits.new_share * distinct as f64;
+        if full {
+            if !self.repeats(items, keys) {
+                self.stats.cold_new += 1;
+                return (dedupe(items, self.threshold), Path::ColdNew);
+            }
+            // the texts this build did not propose go, so a refill costs this build's alone
+            self.stats.evicted += self.slots.evict(gen, 1, usize::MAX) as u64;
         }
 
         let fresh: Vec<New> = news
@@ -320,9 +338,10 @@ impl Memo {
         Some(())
     }
 
-    /// Whether most texts of this build were in the last build that found them new: only then
-    /// are they all joined (about 1.5 cold dedupes); else this build runs `dedupe::dedupe` and
-    /// remembers its texts' keys, so a one-off build never pays for filling the memo.
+    /// Whether this build's texts repeat the last build that found them mostly new (at least
+    /// `1 - new_share` of them): only then are they all joined; else this build runs
+    /// `dedupe::dedupe` and remembers its texts' keys, so a one-off build (or each build of a
+    /// build_many whose queries find their own candidates) never pays for filling the memo.
     fn repeats(&mut self, items: &[Item], keys: &[u64]) -> bool {
         let now: MixMap<()> = items
             .iter()
@@ -332,7 +351,8 @@ impl Memo {
             .collect();
         if let Some(before) = &self.recent {
             let again = now.keys().filter(|k| before.contains_key(k)).count();
-            if again * 2 > now.len() {
+            // as many repeated as a warm build would have: a refill pays off the build after
+            if again as f64 >= (1.0 - self.limits.new_share) * now.len() as f64 {
                 self.recent = None;
                 return true;
             }

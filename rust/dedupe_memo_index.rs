@@ -1,9 +1,11 @@
 //! The memo's inverted index over the shingles of its texts (`dedupe_memo.rs`), for joining a
 //! new text exactly against every text the memo holds (`dedupe_memo_join.rs`).
 //!
-//! Per shingle it keeps `held` (every memo text holding it) and `prefixed` (the memo texts
-//! holding it in their short prefix), as linked lists in an arena, in shards by the top bits of
-//! the hash so that a bulk build runs one small map per shard in cache, on all cores.
+//! Two parts: the base (`dedupe_memo_base.rs`), the texts of the last bulk build (a fill or a
+//! rebuild) as sorted arrays, each shingle with its holders, and a slot's short prefix told by
+//! a bound; and the texts added since, per shingle `held` (the slots holding it) and
+//! `prefixed` (those holding it in their short prefix) as linked lists in an arena, in shards
+//! by the top bits of the hash. A walk reads the base's holders, then the lists.
 //!
 //! # The order, fixed for the index's lifetime
 //!
@@ -21,10 +23,9 @@
 //! by the memo's `live` flags, and the next build drops them.
 
 use crate::dedupe_index::need;
-use rayon::prelude::*;
+use crate::dedupe_memo_base::{Base, Key};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 pub const NONE: u32 = u32::MAX;
 const SHARD_BITS: u32 = 8;
@@ -51,9 +52,12 @@ impl Hasher for Mix {
 
 pub type MixMap<V> = HashMap<u64, V, BuildHasherDefault<Mix>>;
 
+/// A shingle as the index knows it: its key in the base (`NONE` when the last bulk build did
+/// not see it) and `freq0`, and the heads of its lists of slots added since (`NONE`: empty).
 #[derive(Clone, Copy)]
 pub struct Entry {
     pub freq0: u32,
+    base: u32,
     held: u32,
     prefixed: u32,
 }
@@ -64,16 +68,21 @@ struct Link {
     next: u32,
 }
 
+/// The shingles of the slots added since the last bulk build (their map entries also carry
+/// the base's key, so a shingle is looked up in the base once).
 #[derive(Default)]
 struct Shard {
     map: MixMap<Entry>,
     links: Vec<Link>,
 }
 
+/// The base (`dedupe_memo_base.rs`: the texts of the last bulk build, sorted arrays) and the
+/// slots added since (linked lists in sharded maps).
 pub struct Index {
+    base: Base,
     shards: Vec<Shard>,
     threshold: f64,
-    /// Links made by the build, and by inserts since.
+    /// The base's (shingle, slot) pairs, and links added since.
     pub built_links: usize,
     pub inserted_links: usize,
 }
@@ -91,8 +100,8 @@ pub fn prefix_len(a: usize, threshold: f64) -> usize {
     }
 }
 
-/// What a bulk build returns besides the index: per slot, its shared shingles (held by
-/// another text of the build) within its short prefix, in the order: what the self-join walks.
+/// What a bulk build returns besides the index: per slot, its shared shingles (held by another
+/// text of the build) within its short prefix, in the order: what the self-join walks.
 pub struct Built {
     pub index: Index,
     pub shared_prefix: Vec<Vec<u64>>,
@@ -101,6 +110,7 @@ pub struct Built {
 impl Index {
     pub fn empty(threshold: f64) -> Index {
         Index {
+            base: Base::default(),
             shards: (0..SHARDS).map(|_| Shard::default()).collect(),
             threshold,
             built_links: 0,
@@ -111,130 +121,39 @@ impl Index {
     /// An index over `sets` (slot `k` holds `sets[k]`; an empty set for a free slot), with
     /// `freq0` the build's own counts.
     pub fn build(sets: &[&[u64]], threshold: f64) -> Built {
-        let mut starts = Vec::with_capacity(sets.len() + 1);
-        starts.push(0usize);
-        for s in sets {
-            starts.push(starts[starts.len() - 1] + s.len());
-        }
-        let total = starts[sets.len()];
-        // (shingle, slot, position in the flat array of all sets), scattered by shard
-        let mut part = vec![0usize; SHARDS + 1];
-        for s in sets {
-            for &h in s.iter() {
-                part[shard_of(h) + 1] += 1;
-            }
-        }
-        for p in 0..SHARDS {
-            part[p + 1] += part[p];
-        }
-        let mut fill = part[..SHARDS].to_vec();
-        let mut pairs = vec![(0u64, 0u32, 0u32); total];
-        for (k, s) in sets.iter().enumerate() {
-            for (j, &h) in s.iter().enumerate() {
-                let at = &mut fill[shard_of(h)];
-                pairs[*at] = (h, k as u32, (starts[k] + j) as u32);
-                *at += 1;
-            }
-        }
-        // each shard's pairs sorted by hash (in cache): a run is one shingle and its holders
-        let mut pieces: Vec<&mut [(u64, u32, u32)]> = Vec::with_capacity(SHARDS);
-        let mut rest: &mut [(u64, u32, u32)] = &mut pairs;
-        for p in 0..SHARDS {
-            let (piece, tail) = rest.split_at_mut(part[p + 1] - part[p]);
-            pieces.push(piece);
-            rest = tail;
-        }
-        let freq: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-        pieces.par_iter_mut().for_each(|piece| {
-            piece.sort_unstable_by_key(|p| p.0);
-            for run in piece.chunk_by(|x, y| x.0 == y.0) {
-                for &(_, _, at) in run {
-                    freq[at as usize].store(run.len() as u32, Relaxed);
-                }
-            }
-        });
-        // each set's short prefix in the order, and the shared part of it
-        let in_prefix: Vec<AtomicBool> = (0..total).map(|_| AtomicBool::new(false)).collect();
-        let shared_prefix: Vec<Vec<u64>> = (0..sets.len())
-            .into_par_iter()
-            .map(|k| {
-                let set = sets[k];
-                let len = prefix_len(set.len(), threshold);
-                if len == 0 {
-                    return Vec::new();
-                }
-                let mut keyed: Vec<(u32, u64, u32)> = (0..set.len())
-                    .map(|j| {
-                        let at = starts[k] + j;
-                        (freq[at].load(Relaxed), set[j], at as u32)
-                    })
-                    .collect();
-                keyed.select_nth_unstable(len - 1);
-                keyed.truncate(len);
-                keyed.sort_unstable();
-                let mut shared = Vec::new();
-                for &(f, h, at) in &keyed {
-                    in_prefix[at as usize].store(true, Relaxed);
-                    if f >= 2 {
-                        shared.push(h);
-                    }
-                }
-                shared
-            })
-            .collect();
-        // one map entry per shingle, its holders linked in a row
-        let shards: Vec<Shard> = pieces
-            .par_iter()
-            .map(|piece| {
-                let mut shard = Shard {
-                    map: MixMap::with_capacity_and_hasher(piece.len(), Default::default()),
-                    links: Vec::with_capacity(piece.len() + piece.len() / 4),
-                };
-                for run in piece.chunk_by(|x, y| x.0 == y.0) {
-                    let mut e = Entry {
-                        freq0: run.len() as u32,
-                        held: NONE,
-                        prefixed: NONE,
-                    };
-                    for &(_, k, at) in run {
-                        let next = shard.links.len() as u32;
-                        shard.links.push(Link {
-                            slot: k,
-                            next: e.held,
-                        });
-                        e.held = next;
-                        if in_prefix[at as usize].load(Relaxed) {
-                            shard.links.push(Link {
-                                slot: k,
-                                next: e.prefixed,
-                            });
-                            e.prefixed = next + 1;
-                        }
-                    }
-                    shard.map.insert(run[0].0, e);
-                }
-                shard
-            })
-            .collect();
-        let built_links = shards.iter().map(|s| s.links.len()).sum();
+        let (base, prefixes) = Base::build(sets, threshold);
+        let mut index = Index::empty(threshold);
+        index.built_links = base.pairs();
+        index.base = base;
         Built {
-            index: Index {
-                shards,
-                threshold,
-                built_links,
-                inserted_links: 0,
-            },
-            shared_prefix,
+            index,
+            shared_prefix: prefixes.shared_prefix,
         }
     }
 
     pub fn get(&self, s: u64) -> Option<Entry> {
-        self.shards[shard_of(s)].map.get(&s).copied()
+        if let Some(e) = self.shards[shard_of(s)].map.get(&s) {
+            return Some(*e);
+        }
+        let j = self.base.find(s)?;
+        Some(Entry {
+            freq0: self.base.freq(s, j),
+            base: j,
+            held: NONE,
+            prefixed: NONE,
+        })
     }
 
     /// The slots holding `s` (live or not), in no particular order.
     pub fn held(&self, s: u64, e: Entry) -> Walk<'_> {
+        let base = if e.base == NONE {
+            &[][..]
+        } else {
+            self.base.holders(s, e.base)
+        };
         Walk {
+            base,
+            stop: None,
             links: &self.shards[shard_of(s)].links,
             at: e.held,
         }
@@ -242,26 +161,39 @@ impl Index {
 
     /// The slots with `s` in their short prefix (live or not).
     pub fn prefixed(&self, s: u64, e: Entry) -> Walk<'_> {
+        let base = if e.base == NONE {
+            &[][..]
+        } else {
+            self.base.holders(s, e.base)
+        };
         Walk {
+            base,
+            stop: Some((&self.base, (e.freq0, s))),
             links: &self.shards[shard_of(s)].links,
             at: e.prefixed,
         }
     }
 
     /// Links slot `slot` as a holder of each shingle of `set`; returns the set in the order,
-    /// each shingle as `(freq0, hash, another slot holds it too)`. One map access a shingle:
-    /// what the probe needs is read while linking.
+    /// each shingle as `(freq0, hash, another slot holds it too)`. One map access a shingle
+    /// (and a base lookup the first time the maps see it): what the probe needs is read while
+    /// linking.
     pub fn insert_held(&mut self, slot: u32, set: &[u64]) -> Vec<(u32, u64, bool)> {
         let mut keyed = Vec::with_capacity(set.len());
         for &h in set {
+            let base = &self.base;
             let shard = &mut self.shards[shard_of(h)];
             let at = shard.links.len() as u32;
-            let e = shard.map.entry(h).or_insert(Entry {
-                freq0: 0,
-                held: NONE,
-                prefixed: NONE,
+            let e = shard.map.entry(h).or_insert_with(|| {
+                let j = base.find(h).unwrap_or(NONE);
+                Entry {
+                    freq0: if j == NONE { 0 } else { base.freq(h, j) },
+                    base: j,
+                    held: NONE,
+                    prefixed: NONE,
+                }
             });
-            keyed.push((e.freq0, h, e.held != NONE));
+            keyed.push((e.freq0, h, e.held != NONE || e.base != NONE));
             shard.links.push(Link { slot, next: e.held });
             e.held = at;
         }
@@ -293,6 +225,10 @@ impl Index {
 }
 
 pub struct Walk<'a> {
+    /// The base's holders first; with `stop`, only while the shingle is in their prefix
+    /// (they are sorted by bound, largest first).
+    base: &'a [u32],
+    stop: Option<(&'a Base, Key)>,
     links: &'a [Link],
     at: u32,
 }
@@ -300,6 +236,15 @@ pub struct Walk<'a> {
 impl Iterator for Walk<'_> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {
+        if let Some((&k, rest)) = self.base.split_first() {
+            match self.stop {
+                Some((base, key)) if !base.in_prefix(k, key) => self.base = &[],
+                _ => {
+                    self.base = rest;
+                    return Some(k);
+                }
+            }
+        }
         if self.at == NONE {
             return None;
         }

@@ -189,6 +189,7 @@ fn bounds_fall_back_to_the_cold_kernel_with_the_same_decisions() {
             max_edges: 1 + seed as usize % 4,
             keep_builds: 2,
             rebuild_slack: 0,
+            ..Limits::default()
         };
         for p in check_sequence(seed, limits, 20, 14) {
             saw.0 |= p == Path::ColdTexts;
@@ -197,4 +198,48 @@ fn bounds_fall_back_to_the_cold_kernel_with_the_same_decisions() {
         }
     }
     assert_eq!(saw, (true, true, true));
+}
+
+#[test]
+fn builds_of_mostly_new_texts_run_cold_and_join_nothing() {
+    // after one query built twice (the memo filled with its 40 texts), the queries of a
+    // build_many, each finding its own 40 of 160 texts (a third shared with the query
+    // before): no build is mostly texts of the memo or of the last, so each runs cold and the
+    // memo is left as it was (before: each joined its ~27 new texts one by one)
+    let mut rng = Rng(7);
+    let template: Vec<String> = (0..30).map(|j| format!("p{j}")).collect();
+    let mut pool = Vec::new();
+    let all: Vec<String> = (0..160)
+        .map(|_| {
+            let t = text(&mut rng, &template, &pool);
+            pool.push(t.clone());
+            t
+        })
+        .collect();
+    let mut memo = Memo::new(0.8, Limits::default());
+    for b in 0..14usize {
+        let q = b.saturating_sub(2);
+        let picked: Vec<&String> = (0..40).map(|j| &all[(q * 27 + j) % 160]).collect();
+        let ids: Vec<String> = (0..40).map(|j| format!("i{j}")).collect();
+        let items: Vec<Item> = picked
+            .iter()
+            .zip(&ids)
+            .map(|(t, id)| Item {
+                text: t,
+                id: id.as_bytes(),
+                score: (t.len() % 7) as f64,
+                pinned: false,
+                history: false,
+            })
+            .collect();
+        let keys: Vec<u64> = picked.iter().map(|t| key(t, false)).collect();
+        let (got, path) = memo.dedupe(&items, &keys);
+        assert_eq!(got.duplicate_of, dedupe(&items, 0.8).duplicate_of);
+        let want = [Path::ColdNew, Path::Warm, Path::Warm][b.min(2)];
+        assert_eq!(path, if b > 2 { Path::ColdNew } else { want }, "build {b}");
+    }
+    // the fill's distinct texts joined, nothing after; texts not proposed in 3 builds forgotten
+    let first: std::collections::HashSet<&String> = all[..40].iter().collect();
+    assert_eq!(memo.stats.joined, first.len() as u64);
+    assert!(memo.texts() < 10, "{}", memo.texts());
 }

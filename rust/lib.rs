@@ -11,6 +11,7 @@ pub mod dedupe_blocks;
 pub mod dedupe_groups;
 pub mod dedupe_index;
 pub mod dedupe_memo;
+pub mod dedupe_memo_base;
 pub mod dedupe_memo_index;
 pub mod dedupe_memo_join;
 pub mod dedupe_memo_slots;

@@ -177,11 +177,29 @@ def test_texts_no_longer_proposed_are_forgotten():
     memo = _native.DedupeMemo(0.8, keep_builds=2)
     a, b = template_copies(30, changed=30)[:15], template_copies(30, changed=30)[15:]
     assert [check_build(memo, a, 0.8) for _ in range(2)] == ["new", "warm"]
-    assert check_build(memo, b, 0.8) == "warm"  # half new: joined against the memo
-    assert len(memo) == 30  # a was proposed one build ago
-    check_build(memo, b, 0.8)
+    c = a[:12] + b[:3]
+    assert check_build(memo, c, 0.8) == "warm"  # 3 of 15 new: joined against the memo
+    assert len(memo) == 18  # a[12:] was proposed one build ago
+    check_build(memo, c, 0.8)
     assert len(memo) == 15
-    assert memo.stats()["evicted"] == 15
+    assert memo.stats()["evicted"] == 3
+
+
+def test_a_build_of_mostly_new_texts_runs_cold_and_its_repeat_refills():
+    """More than a quarter of a build's texts new: the cold kernel, the memo left as it was
+    (joining them one by one cost ~2x a cold build); the same texts again: all joined in bulk,
+    and the memo keeps that build's texts alone."""
+    memo = _native.DedupeMemo(0.8)
+    a, b = template_copies(40, changed=30)[:20], template_copies(40, changed=30)[20:]
+    assert [check_build(memo, a, 0.8) for _ in range(2)] == ["new", "warm"]
+    mixed = a[:14] + b[:6]  # 6 of 20 new
+    assert check_build(memo, mixed, 0.8) == "new"
+    assert len(memo) == 20 and memo.stats()["joined"] == 20
+    assert check_build(memo, mixed, 0.8) == "warm"  # repeats the last mostly-new build
+    s = memo.stats()
+    assert len(memo) == 20 and s["full_joins"] == 2 and s["evicted"] == 6
+    assert check_build(memo, a[:14] + b[6:10], 0.8) == "warm"  # 4 of 18 new: joined one by one
+    assert memo.stats()["joined"] == 30
 
 
 def test_a_panic_inside_the_memo_empties_it():
@@ -192,10 +210,16 @@ def test_a_panic_inside_the_memo_empties_it():
     assert len(memo) == 10
     memo._panic_next_build_for_tests()
     with pytest.raises(_native.InternalError, match="halfway through a commit"):
-        memo.dedupe(*columns(cands))
+        memo.dedupe(*columns(cands[:12]))  # 2 of 12 new: joined one by one
     assert len(memo) == 0 and memo.stats()["resets"] == 1
     assert [check_build(memo, cands, 0.8) for _ in range(2)] == ["new", "warm"]
     assert len(memo) == 20
+    # a panic in a refill (a mostly-new build that repeats the last one) empties it too
+    assert check_build(memo, template_copies(20, changed=30), 0.8) == "new"
+    memo._panic_next_build_for_tests()
+    with pytest.raises(_native.InternalError, match="halfway through a commit"):
+        memo.dedupe(*columns(template_copies(20, changed=30)))
+    assert len(memo) == 0 and memo.stats()["resets"] == 2
 
 
 def test_clear_forgets_the_texts_and_keeps_the_counters():
