@@ -25,9 +25,9 @@ mod known;
 mod tests;
 
 pub use features::features;
-pub use known::{word_hash, KnownWords, TableError};
+pub use known::{piece_pair_bit, prefix_hash, word_hash, KnownWords, TableError};
 
-pub const NUM_FEATURES: usize = 35;
+pub const NUM_FEATURES: usize = 37;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -67,6 +67,8 @@ pub const KNOWN_WORD: usize = 31;
 pub const DIGIT_PIECE: usize = 32;
 pub const CHAR_EXTRA: usize = 33;
 pub const PUNCT_BREAK: usize = 34;
+pub const CJK_PIECE: usize = 35;
+pub const UNKNOWN_WORD: usize = 36;
 
 /// Code points the `char_extra` table covers (2 bits each); beyond it a character's extra is
 /// its UTF-8 length less one, the byte-level worst case.
@@ -75,6 +77,12 @@ pub const EXTRA_TABLE_BYTES: usize = (EXTRA_LIMIT / 4) as usize;
 pub const MAX_DIGIT_GROUP: u8 = 16;
 /// A bit per ordered pair of ASCII characters, `a * 128 + b`.
 pub const PAIR_TABLE_BYTES: usize = 128 * 128 / 8;
+/// The longest CJK token, in characters, that a `cjk_piece` looks for.
+pub const MAX_PIECE_CHARS: usize = 8;
+/// A bit per hashed pair of CJK characters that starts some multi-character token (64 KB, so it
+/// stays in cache): a `cjk_piece` looks a run up only where the pair's bit is set.
+pub const PIECE_PAIR_BITS: u32 = 19;
+pub const PIECE_PAIR_TABLE_BYTES: usize = 1 << (PIECE_PAIR_BITS - 3);
 
 /// Why a cost vector was refused; `Display` gives the reference's message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -177,3 +177,24 @@ pub(super) fn code_point(text: &[u8], i: usize, len: usize) -> Option<u32> {
         _ => None,
     }
 }
+
+/// A character that a byte-level pre-tokenizer joins to the word after it, which then keys the
+/// word's lookup (see the reference's `is_mark_before_word`): a two-byte non-letter, General
+/// Punctuation U+2000..U+206F, the BOM.
+#[inline]
+pub(super) fn is_mark_before_word(cp: u32) -> bool {
+    ((0x80..0x800).contains(&cp) && LETTER2[(cp >> 6) as usize] >> (cp & 63) & 1 == 0)
+        || (0x2000..0x2070).contains(&cp)
+        || cp == 0xFEFF
+}
+
+/// Whether the sequence at `text[i]` is a character of the runs `cjk_piece` cuts (U+3000..U+9FFF,
+/// Hangul syllables U+AC00..U+D7A3); a truncated sequence is not.
+#[inline]
+pub(super) fn piece_char_at(text: &[u8], i: usize) -> bool {
+    match text[i] {
+        0xE3..=0xE9 => i + 3 <= text.len(),
+        0xEA..=0xED => code_point(text, i, 3).is_some_and(|cp| (0xAC00..=0xD7A3).contains(&cp)),
+        _ => false,
+    }
+}

@@ -52,14 +52,76 @@ pub(super) fn known_end(text: &[u8], i: usize, known: &KnownWords) -> Option<(us
     } else {
         LEAD[text[j - 2] as usize]
     };
-    let start = if i > 0 && text[i - 1] == b' ' {
+    let start = if i == 0 {
+        i
+    } else if text[i - 1] == b' ' {
         i - 1
+    } else if text[i - 1] >= 0x80 {
+        mark_start(text, i).unwrap_or(i)
     } else {
         i
     };
     known
         .contains(word_hash(&text[start..j]))
         .then_some((j, last))
+}
+
+/// (Out of line: a mark before a word is rare, and inlined it slowed every word.)
+/// The start of the character that ends just before `i`, when it is a mark that keys the word
+/// at `i` (`is_mark_before_word`).
+#[inline(never)]
+fn mark_start(text: &[u8], i: usize) -> Option<usize> {
+    let mut s = i - 1;
+    while s > 0 && i - s < 4 && text[s] & 0xC0 == 0x80 {
+        s -= 1;
+    }
+    let len = seq_len(text[s]);
+    (s + len == i && code_point(text, s, len).is_some_and(is_mark_before_word)).then_some(s)
+}
+
+/// The end of the `cjk_piece` that starts at `i` (see the reference's `_piece_end`): the longest
+/// run of at most `MAX_PIECE_CHARS` piece characters that `known` holds as a token, extended while
+/// it holds the text so far as a token's prefix; `i + 3` when none. The pair table is checked
+/// first, in line: most characters start no token, and the set's probe is a cache miss.
+#[inline]
+fn piece_end_at(text: &[u8], i: usize, known: &KnownWords) -> usize {
+    let m = i + 3;
+    let pair = m < text.len()
+        && piece_char_at(text, m)
+        && known.may_start_piece(cp3(text, i), cp3(text, m));
+    if pair {
+        longest_piece(text, i, known)
+    } else {
+        m
+    }
+}
+
+/// The code point of the (whole) three-byte sequence at `text[i]`.
+#[inline]
+fn cp3(text: &[u8], i: usize) -> u32 {
+    (u32::from(text[i] & 0x0F) << 12)
+        | (u32::from(text[i + 1] & 0x3F) << 6)
+        | u32::from(text[i + 2] & 0x3F)
+}
+
+/// `piece_end_at` past the pair table: the set's probes, out of line.
+#[inline(never)]
+fn longest_piece(text: &[u8], i: usize, known: &KnownWords) -> usize {
+    let mut end = i + 3;
+    let mut m = i + 3;
+    let mut chars = 1;
+    while chars < MAX_PIECE_CHARS && m < text.len() && piece_char_at(text, m) {
+        m += 3;
+        chars += 1;
+        let key = &text[i..m];
+        if !known.contains(prefix_hash(key)) {
+            break;
+        }
+        if known.contains(word_hash(key)) {
+            end = m;
+        }
+    }
+    end
 }
 
 /// `char_extra` of the sequence at `text[i]` (see the reference's `char_extra`).
@@ -103,6 +165,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
     let known = known.filter(|k| !k.is_empty());
     let mut prev = NONE;
     let mut prev_word_char = false;
+    let mut piece_end = 0; // the end of the current cjk_piece
     let mut i = 0;
     while i < n {
         let b = text[i];
@@ -117,6 +180,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                     i = end;
                     continue;
                 }
+                f[UNKNOWN_WORD] += 1;
             }
         }
         match c as usize {
@@ -222,7 +286,8 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                 f[CHAR_EXTRA] += extra_at(text, i, tables);
                 prev_word_char = letter2_at(text, i);
                 i += seq_len(b);
-                prev = c;
+                // a two-byte non-letter (U+00A0, ×, «) ends a word: the letter after it starts one
+                prev = if prev_word_char { c } else { NONE };
             }
             U3_INDIC => {
                 let c = if i + 1 < n && deva_thai_second(text[i + 1]) {
@@ -238,7 +303,16 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
             }
             cu => {
                 f[cu] += 1;
-                if b >= 0x80 {
+                if b >= 0xE3 && piece_char_at(text, i) {
+                    // a character inside a multi-character CJK token costs no extra of its own
+                    if i >= piece_end {
+                        piece_end = known.map_or(i + 3, |k| piece_end_at(text, i, k));
+                        f[CJK_PIECE] += 1;
+                        if piece_end == i + 3 {
+                            f[CHAR_EXTRA] += extra_at(text, i, tables);
+                        }
+                    }
+                } else if b >= 0x80 {
                     f[CHAR_EXTRA] += extra_at(text, i, tables);
                 }
                 i += seq_len(b);

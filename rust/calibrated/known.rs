@@ -2,7 +2,7 @@
 //! one token, the tokens each character costs alone (`char_extra`), its digit group and the pairs
 //! of ASCII marks some token holds side by side.
 
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use super::*;
 
@@ -25,6 +25,8 @@ pub struct KnownWords {
     pub(super) digit_group: u8,
     // the pairs of ASCII marks some token holds side by side (None: no pair)
     pairs: Option<Box<[u8]>>,
+    // the hashed pairs of CJK characters that start a multi-character token (None: any may)
+    piece_pairs: Option<Box<[u8]>>,
 }
 
 impl Default for KnownWords {
@@ -38,6 +40,7 @@ impl Default for KnownWords {
             extra: None,
             digit_group: 0,
             pairs: None,
+            piece_pairs: None,
         }
     }
 }
@@ -49,6 +52,7 @@ pub enum TableError {
     ExtraLength(usize),
     DigitGroup(i128),
     PairsLength(usize),
+    PiecePairsLength(usize),
 }
 
 impl std::fmt::Display for TableError {
@@ -61,6 +65,10 @@ impl std::fmt::Display for TableError {
             TableError::PairsLength(n) => write!(
                 f,
                 "known words: punct_pairs: expected {PAIR_TABLE_BYTES} bytes (a bit per pair of ASCII characters), got {n}"
+            ),
+            TableError::PiecePairsLength(n) => write!(
+                f,
+                "known words: cjk_pairs: expected {PIECE_PAIR_TABLE_BYTES} bytes (a bit per hashed pair of CJK characters), got {n}"
             ),
             TableError::DigitGroup(g) => write!(
                 f,
@@ -88,6 +96,7 @@ impl KnownWords {
             extra: None,
             digit_group: 0,
             pairs: None,
+            piece_pairs: None,
         };
         for c in bytes.chunks_exact(4) {
             out.insert(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
@@ -104,6 +113,7 @@ impl KnownWords {
         extra: Option<&[u8]>,
         digit_group: i128,
         pairs: Option<&[u8]>,
+        piece_pairs: Option<&[u8]>,
     ) -> Result<Self, TableError> {
         if let Some(e) = extra {
             if e.len() != EXTRA_TABLE_BYTES {
@@ -118,6 +128,12 @@ impl KnownWords {
                 return Err(TableError::PairsLength(p.len()));
             }
         }
+        if let Some(p) = piece_pairs {
+            if p.len() != PIECE_PAIR_TABLE_BYTES {
+                return Err(TableError::PiecePairsLength(p.len()));
+            }
+        }
+        self.piece_pairs = piece_pairs.map(|p| p.to_vec().into_boxed_slice());
         self.extra = extra.map(|e| e.to_vec().into_boxed_slice());
         self.digit_group = digit_group as u8;
         self.pairs = pairs.map(|p| p.to_vec().into_boxed_slice());
@@ -131,6 +147,16 @@ impl KnownWords {
         self.pairs
             .as_ref()
             .is_some_and(|p| (p[bit >> 3] >> (bit & 7)) & 1 == 1)
+    }
+
+    /// Whether some multi-character token may start with the CJK characters `a`, `b` (their
+    /// hashed pair's bit; without a table, any may).
+    #[inline]
+    pub(super) fn may_start_piece(&self, a: u32, b: u32) -> bool {
+        self.piece_pairs.as_ref().is_none_or(|t| {
+            let bit = piece_pair_bit(a, b);
+            (t[bit >> 3] >> (bit & 7)) & 1 == 1
+        })
     }
 
     /// The extra tokens of code point `cp` (a sequence of `len` bytes) alone.
@@ -192,4 +218,18 @@ impl KnownWords {
 #[inline]
 pub fn word_hash(key: &[u8]) -> u32 {
     xxh3_64(key) as u32
+}
+
+/// The 32-bit hash a `KnownWords` set holds for a prefix (two characters or more, the token
+/// itself included) of a multi-character CJK token: seed 1, so a prefix is never a word.
+#[inline]
+pub fn prefix_hash(key: &[u8]) -> u32 {
+    xxh3_64_with_seed(key, 1) as u32
+}
+
+/// The bit of the pair of CJK code points `a`, `b` in a `cjk_pairs` table: the top
+/// `PIECE_PAIR_BITS` of `(a << 16 | b)` times a golden-ratio constant, in 32 bits.
+#[inline]
+pub fn piece_pair_bit(a: u32, b: u32) -> usize {
+    ((a << 16 | (b & 0xFFFF)).wrapping_mul(0x9E37_79B1) >> (32 - PIECE_PAIR_BITS)) as usize
 }

@@ -1,7 +1,7 @@
 //! Unit tests of the calibrated estimator (the hypothesis parity with the reference is in
 //! tests/tokenizers/test_calibrated_parity.py).
 
-use super::classes::letter2_at;
+use super::classes::{is_mark_before_word, letter2_at};
 use super::features::ascii_letters_end;
 use super::*;
 
@@ -133,7 +133,7 @@ fn tables(extra: &[(u32, u8)], group: i128) -> KnownWords {
         t[(cp >> 2) as usize] |= v << ((cp & 3) * 2);
     }
     KnownWords::default()
-        .with_tables(Some(&t), group, None)
+        .with_tables(Some(&t), group, None, None)
         .unwrap()
 }
 
@@ -141,7 +141,7 @@ fn tables(extra: &[(u32, u8)], group: i128) -> KnownWords {
 fn digit_pieces_follow_the_group() {
     let f = |text: &str, group: i128| {
         let k = KnownWords::default()
-            .with_tables(None, group, None)
+            .with_tables(None, group, None, None)
             .unwrap();
         features(text.as_bytes(), Some(&k))[DIGIT_PIECE]
     };
@@ -177,7 +177,7 @@ fn punct_breaks_are_pairs_no_token_holds() {
         pairs[bit >> 3] |= 1 << (bit & 7);
     }
     let k = KnownWords::default()
-        .with_tables(None, 0, Some(&pairs))
+        .with_tables(None, 0, Some(&pairs), None)
         .unwrap();
     // "();" holds both pairs; ";(" and "|&" are not held, and "a" breaks the run
     assert_eq!(features(b"(); ;( |&a)", Some(&k))[PUNCT_BREAK], 2);
@@ -188,26 +188,35 @@ fn punct_breaks_are_pairs_no_token_holds() {
 #[test]
 fn tables_are_checked() {
     let err = KnownWords::default()
-        .with_tables(Some(&[0; 7]), 0, None)
+        .with_tables(Some(&[0; 7]), 0, None, None)
         .unwrap_err();
     assert_eq!(
         err.to_string(),
         "known words: char_extra: expected 32768 bytes (2 bits per code point below U+20000), got 7"
     );
     let err = KnownWords::default()
-        .with_tables(None, 17, None)
+        .with_tables(None, 17, None, None)
         .unwrap_err();
     assert_eq!(
         err.to_string(),
         "known words: digit_group: must be in [0, 16], got 17"
     );
-    assert!(KnownWords::default().with_tables(None, -1, None).is_err());
+    assert!(KnownWords::default()
+        .with_tables(None, -1, None, None)
+        .is_err());
     let err = KnownWords::default()
-        .with_tables(None, 0, Some(&[0; 3]))
+        .with_tables(None, 0, Some(&[0; 3]), None)
         .unwrap_err();
     assert_eq!(
         err.to_string(),
         "known words: punct_pairs: expected 2048 bytes (a bit per pair of ASCII characters), got 3"
+    );
+    let err = KnownWords::default()
+        .with_tables(None, 0, None, Some(&[0; 5]))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "known words: cjk_pairs: expected 65536 bytes (a bit per hashed pair of CJK characters), got 5"
     );
 }
 
@@ -257,12 +266,78 @@ fn estimate_is_a_ceiling_of_fixed_point_costs() {
 fn cost_checks_mirror_the_reference() {
     assert_eq!(
         check_costs(&[0; 3]).unwrap_err().to_string(),
-        "costs: expected 35 items (one per feature), got 3"
+        "costs: expected 37 items (one per feature), got 3"
     );
     let mut c = [0i128; NUM_FEATURES];
     c[4] = -1;
     assert_eq!(
         check_costs(&c).unwrap_err().to_string(),
         "costs[4]: must be in [0, 1000000], got -1"
+    );
+}
+
+fn set(words: &[&str], tokens: &[&str]) -> KnownWords {
+    let mut keys: Vec<u32> = words.iter().map(|w| word_hash(w.as_bytes())).collect();
+    for t in tokens {
+        keys.push(word_hash(t.as_bytes()));
+        let chars: Vec<(usize, char)> = t.char_indices().collect();
+        for k in 2..=chars.len() {
+            let end = chars.get(k).map_or(t.len(), |c| c.0);
+            keys.push(prefix_hash(&t.as_bytes()[..end]));
+        }
+    }
+    let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+    KnownWords::from_le_bytes(&bytes).unwrap()
+}
+
+#[test]
+fn cjk_pieces_are_the_longest_held_tokens() {
+    let k = set(&["x"], &["中文", "中文字", "한국"]);
+    let f = |t: &str| features(t.as_bytes(), Some(&k))[CJK_PIECE];
+    // 中文字 is one token; 典 is alone; "中文" then a character no token continues
+    assert_eq!(f("中文字典"), 2);
+    assert_eq!(f("中文典"), 2);
+    // a prefix ("中文") that a longer token continues is still a token of its own
+    assert_eq!(f("中文x中"), 2);
+    assert_eq!(f("한국어 한"), 3);
+    // kana and CJK punctuation are piece characters, a surrogate's form (0xED 0xA0 0x80) is not
+    assert_eq!(f("あ。"), 2);
+    assert_eq!(features(&[0xED, 0xA0, 0x80], Some(&k))[CJK_PIECE], 0);
+    // without a set every character is a piece and counts its extra
+    assert_eq!(features("中文字".as_bytes(), None)[CJK_PIECE], 3);
+    assert_eq!(features("中文字".as_bytes(), None)[CHAR_EXTRA], 6);
+    // inside a token a character has no extra of its own: only 典's (no table: 2)
+    assert_eq!(features("中文字典".as_bytes(), Some(&k))[CHAR_EXTRA], 2);
+    // a pair table without the pair 中文 stops every piece there; with it, the same pieces
+    let mut pairs = vec![0u8; PIECE_PAIR_TABLE_BYTES];
+    let off = k.clone().with_tables(None, 0, None, Some(&pairs)).unwrap();
+    assert_eq!(features("中文字典".as_bytes(), Some(&off))[CJK_PIECE], 4);
+    let bit = piece_pair_bit(0x4E2D, 0x6587);
+    pairs[bit >> 3] |= 1 << (bit & 7);
+    let on = k.clone().with_tables(None, 0, None, Some(&pairs)).unwrap();
+    assert_eq!(features("中文字典".as_bytes(), Some(&on))[CJK_PIECE], 2);
+    // truncated sequences never panic
+    let _ = features(&[0xE4, 0xB8, 0xAD, 0xE6, 0x96], Some(&k));
+    let _ = features(&[0xE4, 0xB8, 0xAD, 0xEA], Some(&k));
+}
+
+#[test]
+fn a_mark_before_a_word_keys_its_lookup() {
+    let k = set(&["word", " word", "\u{a0}is"], &[]);
+    let f = |t: &str| features(t.as_bytes(), Some(&k))[KNOWN_WORD];
+    assert_eq!(f("\u{a0}word"), 0); // "\u{a0}word" is not held
+    assert_eq!(
+        features("\u{a0}word is".as_bytes(), Some(&k))[UNKNOWN_WORD],
+        2
+    );
+    assert_eq!(f("\u{a0}is"), 1);
+    assert_eq!(f("\u{201c}word\u{feff}word"), 0);
+    // a letter (é, 中) or an ASCII mark before a word keeps the bare key
+    assert_eq!(f("(word 中word"), 2);
+    assert!(is_mark_before_word(0xA0) && is_mark_before_word(0x200D) && !is_mark_before_word(0xE9));
+    // a stray continuation byte before a word never panics
+    assert_eq!(
+        features(&[0x80, b'w', b'o', b'r', b'd'], Some(&k))[KNOWN_WORD],
+        1
     );
 }

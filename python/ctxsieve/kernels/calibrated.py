@@ -26,8 +26,9 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   UTF-8 lead bytes covers, except ``u3_deva_thai``, which the lead byte 0xE0 and the second
   byte (0xA4, 0xA5, 0xB8, 0xB9) pick out.
 * events: ``word_start`` a word-class character (ASCII letter or any ``u2_*``) not after one, or an upper
-  after a lower (camelCase splits); ``digit_run`` a digit not after a digit; ``punct_run`` a
-  ``punct`` not after one; ``punct_repeat`` a ``punct`` equal to the code point before it
+  after a lower (camelCase splits); a two-byte non-letter (U+00A0, ×, «: ``u2_*`` but not
+  ``is_word_char``) ends a word, so the letter after it starts one; ``digit_run`` a digit not
+  after a digit; ``punct_run`` a ``punct`` not after one; ``punct_repeat`` a ``punct`` equal to the code point before it
   (counted there instead of in ``punct``: "=====" and "----" merge into few tokens);
   ``rare_bigram`` an ASCII letter after an ASCII letter where the case-folded pair is not in
   ``COMMON_BIGRAMS``.
@@ -41,7 +42,10 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   ASCII letters, and two-byte letters: U+0080..U+07FF of category L* or M*,
   ``_unicode_tables.LETTER2_RANGES``) that neither follows nor precedes an ASCII digit.
   Its key is its UTF-8 bytes, with the space before it when there is one (``" the"`` and
-  ``"the"`` are different tokens); the set holds ``word_hash(key)``, the low 32 bits of the
+  ``"the"`` are different tokens), or with the mark before it when that is one a byte-level
+  pre-tokenizer joins to the word (``is_mark_before_word``: a two-byte non-letter such as U+00A0,
+  General Punctuation U+2000-U+206F, the BOM: ``"\\u00a0word"`` is rarely one token);
+  the set holds ``word_hash(key)``, the low 32 bits of the
   key's XXH3-64. After a known word the "previous code point" is the word's last one, as if it
   had been counted.
 * ``digit_piece``: per maximal run of ASCII digits (alone or inside an alphanumeric run), the
@@ -58,6 +62,18 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   the tokenizer holds side by side (``KnownWords.punct_pairs``, from its vocabulary): the two
   lie in different tokens, so each such pair is one token more whatever the text (the fit keeps
   its cost >= 1). Without a table every pair counts.
+
+* ``unknown_word``: a word looked up (as for ``known_word``) and not found. It is not one
+  token, so it is at least two: the fit keeps its cost >= 1 on top of its letters'.
+* ``cjk_piece``: per run of piece characters (``is_piece_char``: U+3000-U+9FFF, Hangul syllables
+  U+AC00-U+D7A3), the pieces of a greedy cut into the longest tokens the set holds: from each
+  piece's first character, the run is extended while the set holds the text so far as a
+  token's prefix (``prefix_hash``, the tokens of 2 to ``MAX_PIECE_CHARS`` characters and their
+  prefixes, from the tokenizer's vocabulary) and the piece ends after the longest one held as a
+  token (``word_hash``); a piece extends past its first character only where the set's
+  ``cjk_pairs`` table (a bit per hashed pair, ``piece_pair_bit``) says a token may start with
+  the two characters (without a table, any may). A character inside a multi-character piece has
+  no ``char_extra``. Without a set, every character is a piece.
 
 The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)``, at most
 ``limits.MAX_COUNT``, with integer costs in thousandths of a token, so both backends compute it
@@ -76,6 +92,7 @@ from typing import Any
 
 from ctxsieve.kernels.calibrated_classes import (
     CHAR_EXTRA,
+    CJK_PIECE,
     COMMON_BIGRAMS,
     CTRL,
     DIGIT,
@@ -89,6 +106,7 @@ from ctxsieve.kernels.calibrated_classes import (
     LOWER,
     MAX_COST,
     MAX_DIGIT_GROUP,
+    MAX_PIECE_CHARS,
     MIXED_CHAR,
     MIXED_MIN,
     MIXED_RUN,
@@ -96,6 +114,8 @@ from ctxsieve.kernels.calibrated_classes import (
     NUM_FEATURES,
     OTHER_WS,
     PAIR_TABLE_BYTES,
+    PIECE_PAIR_BITS,
+    PIECE_PAIR_TABLE_BYTES,
     PUNCT,
     PUNCT_BREAK,
     PUNCT_REPEAT,
@@ -119,10 +139,13 @@ from ctxsieve.kernels.calibrated_classes import (
     U3_OTHER,
     U3_SYMBOL,
     U4,
+    UNKNOWN_WORD,
     UPPER,
     WORD_CLASSES,
     WORD_START,
     char_class,
+    is_mark_before_word,
+    is_piece_char,
     is_word_char,
 )
 from ctxsieve.kernels.calibrated_features import classify, features
@@ -133,6 +156,8 @@ from ctxsieve.kernels.calibrated_tables import (
     digit_pieces,
     holds_pair,
     pack_hashes,
+    piece_pair_bit,
+    prefix_hash,
     word_hash,
 )
 from ctxsieve.kernels.limits import saturate
@@ -179,18 +204,23 @@ def estimate_reference(texts: list[Any], costs: list[Any], known: KnownWords | N
 
 
 def known_words(
-    hashes: bytes, char_extra: bytes | None = None, digit_group: int = 0, punct_pairs: bytes | None = None
+    hashes: bytes,
+    char_extra: bytes | None = None,
+    digit_group: int = 0,
+    punct_pairs: bytes | None = None,
+    cjk_pairs: bytes | None = None,
 ) -> Any:
     """A ``KnownWords`` set on the live backend (native when loaded, else the reference)."""
     cls = _native_fn("KnownWords")
-    return (KnownWords if cls is None else cls)(hashes, char_extra, digit_group, punct_pairs)
+    return (KnownWords if cls is None else cls)(hashes, char_extra, digit_group, punct_pairs, cjk_pairs)
 
 
 def _for_native(known: Any) -> Any:
     """The reference's ``KnownWords`` rebuilt natively (built with ``known_words`` it already
     is native; rebuilding a large set on every call is slow, so that is the way to make it)."""
     if isinstance(known, KnownWords):
-        return _native_fn("KnownWords")(known.packed, known.char_extra, known.digit_group, known.punct_pairs)
+        k = known
+        return _native_fn("KnownWords")(k.packed, k.char_extra, k.digit_group, k.punct_pairs, k.cjk_pairs)
     return known
 
 
@@ -237,6 +267,7 @@ def _native_fn(name: str) -> Any:
 # the names this module has always offered, now defined in its three parts
 __all__ = [
     "CHAR_EXTRA",
+    "CJK_PIECE",
     "COMMON_BIGRAMS",
     "CTRL",
     "DIGIT",
@@ -250,6 +281,7 @@ __all__ = [
     "LOWER",
     "MAX_COST",
     "MAX_DIGIT_GROUP",
+    "MAX_PIECE_CHARS",
     "MIXED_CHAR",
     "MIXED_MIN",
     "MIXED_RUN",
@@ -257,6 +289,8 @@ __all__ = [
     "NUM_FEATURES",
     "OTHER_WS",
     "PAIR_TABLE_BYTES",
+    "PIECE_PAIR_BITS",
+    "PIECE_PAIR_TABLE_BYTES",
     "PUNCT",
     "PUNCT_BREAK",
     "PUNCT_REPEAT",
@@ -280,6 +314,7 @@ __all__ = [
     "U3_OTHER",
     "U3_SYMBOL",
     "U4",
+    "UNKNOWN_WORD",
     "UPPER",
     "WORD_CLASSES",
     "WORD_START",
@@ -295,9 +330,13 @@ __all__ = [
     "features",
     "features_batch",
     "holds_pair",
+    "is_mark_before_word",
+    "is_piece_char",
     "is_word_char",
     "known_words",
     "live_estimate",
     "pack_hashes",
+    "piece_pair_bit",
+    "prefix_hash",
     "word_hash",
 ]

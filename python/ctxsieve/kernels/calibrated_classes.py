@@ -42,12 +42,14 @@ FEATURES = (
     "digit_piece",
     "char_extra",
     "punct_break",
+    "cjk_piece",
+    "unknown_word",
 )
 DOC, LOWER, UPPER, DIGIT, SPACE, SPACE_REPEAT, NEWLINE, OTHER_WS, PUNCT, CTRL = range(10)
 U2_CYRILLIC, U3_KANA, U3_CJK, U3_OTHER, U4 = range(10, 15)
 WORD_START, DIGIT_RUN, PUNCT_RUN, MIXED_CHAR, MIXED_RUN, RARE_BIGRAM, PUNCT_REPEAT = range(15, 22)
 U2_LATIN, U3_SYMBOL, U2_GREEK, U2_RTL, U3_INDIC, U3_HANGUL, U3_FULLWIDTH = range(22, 29)
-U2_HEBREW, U3_DEVA_THAI, KNOWN_WORD, DIGIT_PIECE, CHAR_EXTRA, PUNCT_BREAK = range(29, 35)
+U2_HEBREW, U3_DEVA_THAI, KNOWN_WORD, DIGIT_PIECE, CHAR_EXTRA, PUNCT_BREAK, CJK_PIECE, UNKNOWN_WORD = range(29, 37)
 U2_CLASSES = frozenset((U2_LATIN, U2_GREEK, U2_CYRILLIC, U2_RTL, U2_HEBREW))
 WORD_CLASSES = frozenset((LOWER, UPPER)) | U2_CLASSES
 NUM_FEATURES = len(FEATURES)
@@ -58,6 +60,11 @@ EXTRA_LIMIT = 0x20000  # the char_extra table covers the code points below (2 bi
 EXTRA_TABLE_BYTES = EXTRA_LIMIT // 4
 MAX_DIGIT_GROUP = 16
 PAIR_TABLE_BYTES = 128 * 128 // 8  # a bit per ordered pair of ASCII characters, a * 128 + b
+MAX_PIECE_CHARS = 8  # the longest CJK token a cjk_piece looks for, in characters
+# a bit per hashed pair of CJK characters that starts some multi-character token (64 KB, so the
+# native pass keeps it in cache): a cjk_piece looks a run up only where the pair's bit is set
+PIECE_PAIR_BITS = 19
+PIECE_PAIR_TABLE_BYTES = 1 << (PIECE_PAIR_BITS - 3)
 
 
 def _ascii_class(b: int) -> int:
@@ -156,3 +163,17 @@ def is_word_char(cp: int) -> bool:
     if cp < 0x80:
         return 0x41 <= (cp & ~0x20) <= 0x5A
     return cp in _LETTER2
+
+
+def is_piece_char(cp: int) -> bool:
+    """A character of the runs ``cjk_piece`` cuts: CJK punctuation, kana and ideographs
+    (U+3000-U+9FFF) and Hangul syllables (U+AC00-U+D7A3)."""
+    return 0x3000 <= cp < 0xA000 or 0xAC00 <= cp <= 0xD7A3
+
+
+def is_mark_before_word(cp: int) -> bool:
+    """A character that a byte-level pre-tokenizer joins to the word after it and that keys the
+    word's lookup (``"\u00a0word"``, not ``"word"``): a two-byte non-letter (U+00A0, guillemets,
+    ...), General Punctuation (U+2000-U+206F: spaces, zero-width characters, dashes, curly quotes,
+    the word joiner) and the BOM."""
+    return (0x80 <= cp < 0x800 and cp not in _LETTER2) or 0x2000 <= cp < 0x2070 or cp == 0xFEFF

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ctxsieve.kernels.calibrated_classes import (
     _COMMON,
     CHAR_EXTRA,
+    CJK_PIECE,
     DIGIT,
     DIGIT_PIECE,
     DIGIT_RUN,
@@ -12,6 +13,7 @@ from ctxsieve.kernels.calibrated_classes import (
     FEATURES,
     KNOWN_WORD,
     LOWER,
+    MAX_PIECE_CHARS,
     MIXED_CHAR,
     MIXED_MIN,
     MIXED_RUN,
@@ -24,13 +26,16 @@ from ctxsieve.kernels.calibrated_classes import (
     SPACE,
     SPACE_REPEAT,
     U2_CLASSES,
+    UNKNOWN_WORD,
     UPPER,
     WORD_CLASSES,
     WORD_START,
     char_class,
+    is_mark_before_word,
+    is_piece_char,
     is_word_char,
 )
-from ctxsieve.kernels.calibrated_tables import KnownWords, char_extra, digit_pieces, holds_pair, word_hash
+from ctxsieve.kernels.calibrated_tables import KnownWords, char_extra, digit_pieces, holds_pair, prefix_hash, word_hash
 
 
 def _known_end(text: str, i: int, known: KnownWords | None) -> int:
@@ -42,8 +47,27 @@ def _known_end(text: str, i: int, known: KnownWords | None) -> int:
         j += 1
     if j < n and "0" <= text[j] <= "9":
         return -1
-    start = i - 1 if i and text[i - 1] == " " else i
-    return j if word_hash(text[start:j].encode("utf-8")) in known else -1  # type: ignore[operator]
+    # the key holds the space or mark before the word when there is one (see is_mark_before_word)
+    start = i - 1 if i and (text[i - 1] == " " or is_mark_before_word(ord(text[i - 1]))) else i
+    return j if word_hash(text[start:j].encode("utf-8", "surrogatepass")) in known else -1  # type: ignore[operator]
+
+
+def _piece_end(text: str, i: int, known: KnownWords) -> int:
+    """The end of the ``cjk_piece`` that starts at ``i``: the longest run of at most
+    ``MAX_PIECE_CHARS`` piece characters from ``i`` that the set holds as a token, found by
+    extending while the set holds the text so far as a token's prefix; ``i + 1`` when none."""
+    n = len(text)
+    end = m = i + 1
+    while m < n and m - i < MAX_PIECE_CHARS and is_piece_char(ord(text[m])):
+        if m == i + 1 and not known.may_start_piece(ord(text[i]), ord(text[m])):
+            break
+        m += 1
+        key = text[i:m].encode("utf-8")
+        if prefix_hash(key) not in known:
+            break
+        if word_hash(key) in known:
+            end = m
+    return end
 
 
 def features(text: str, known: KnownWords | None = None) -> list[int]:
@@ -77,6 +101,7 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
     group = 0 if known is None else known.digit_group
     pairs = None if known is None else known.punct_pairs
     digit_len = 0  # the current ASCII digit run, counted in digit_piece when it ends
+    piece_end = 0  # the end of the current cjk_piece
     n = len(text)
     i = -1
     while i + 1 < n:
@@ -96,6 +121,7 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
                 prev, prev_word_char, prev_letter = char_class(ord(text[end - 1])), True, -1
                 i = end - 1
                 continue
+            f[UNKNOWN_WORD] += 1
         prev_word_char = word_char
         letter = (cp | 0x20) - 0x61 if c == LOWER or c == UPPER else -1
         if letter >= 0 and prev_letter >= 0 and prev_letter * 26 + letter not in _COMMON:
@@ -119,7 +145,14 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
         else:
             if run_len:
                 flush()
-            if cp >= 0x80:
+            if is_piece_char(cp):
+                # a character inside a multi-character CJK token costs no extra of its own
+                if i >= piece_end:
+                    piece_end = _piece_end(text, i, known) if look_up else i + 1  # type: ignore[arg-type]
+                    f[CJK_PIECE] += 1
+                    if piece_end == i + 1:
+                        f[CHAR_EXTRA] += char_extra(cp, table)
+            elif cp >= 0x80:
                 f[CHAR_EXTRA] += char_extra(cp, table)
             if c == SPACE:
                 f[SPACE_REPEAT if prev == SPACE else SPACE] += 1
@@ -136,7 +169,8 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
                 f[PUNCT_REPEAT if prev == PUNCT and text[i - 1] == ch else PUNCT] += 1
             else:
                 f[c] += 1
-        prev = c
+        # a two-byte non-letter (U+00A0, ×, «) ends a word: the letter after it starts one
+        prev = -1 if c in U2_CLASSES and not word_char else c
     if run_len:
         flush()
     if digit_len:
