@@ -31,7 +31,8 @@ TEXTS = [d["text"] for d in load_jsonl(Path(__file__).parent / "data" / "heldout
 
 def _native_tables(profile: Any) -> Any:
     """The profile's words and character tables as the native module takes them."""
-    return _native.KnownWords(profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs)
+    p = profile
+    return _native.KnownWords(p.known_words, p.char_extra, p.digit_group, p.punct_pairs, p.cjk_pairs)
 
 
 def _group(benchmark: Any) -> None:

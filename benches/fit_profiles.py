@@ -25,12 +25,13 @@ import numpy as np
 HERE = Path(__file__).parent
 PROFILES = HERE.parent / "python" / "ctxsieve" / "tokenizers" / "profiles"
 
-from ctxsieve.kernels.calibrated import FEATURES, features_batch, known_words  # noqa: E402
+from ctxsieve.kernels.calibrated import FEATURES, features_batch, known_words, pack_hashes  # noqa: E402
 from ctxsieve.tokenizers.fit import measure  # noqa: E402
 from ctxsieve.tokenizers.fit_groups import choose_margin, estimates, fit_costs, fixed_point  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
 from ctxsieve.tokenizers.profiles import Profile, load_profile  # noqa: E402
 from ctxsieve.tokenizers.vocab_chars import char_extra_table, combine, digit_group, punct_pairs  # noqa: E402
+from ctxsieve.tokenizers.vocab_pieces import piece_tables  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "ctxsieve-bench"
 
@@ -87,10 +88,35 @@ def tables_for(name: str) -> Tables:
     return combine([t[0] for t in each], [t[1] for t in each], [t[2] for t in each])
 
 
+def pieces_for(name: str) -> tuple[set[int], bytes]:
+    """The hashes of the CJK tokens (and their prefixes) and the mark-keyed words of ``name``'s
+    tokenizer, or for ``any`` those every family holds, and the CJK tokens' pair table; cached
+    on disk."""
+    path = CACHE / f"pieces2-{name}.npz"
+    if path.exists():
+        z = np.load(path)
+        return set(z["hashes"].tolist()), z["pairs"].tobytes()
+    families = available_families() if name == "any" else [name]
+    hashes, pairs = piece_tables([packaged_tokenizer(f) for f in families])
+    assert pairs is not None, f"{name}: a packaged tokenizer cannot list its vocabulary"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    u8 = np.uint8
+    np.savez(path, hashes=np.array(sorted(hashes), dtype=np.uint32), pairs=np.frombuffer(pairs, dtype=u8))
+    return hashes, pairs
+
+
+def known_hashes(name: str) -> bytes:
+    """The shipped profile's known words with the hashes of ``pieces_for(name)``."""
+    words = load_profile(name).known_words or b""
+    held = {int.from_bytes(words[i : i + 4], "little") for i in range(0, len(words), 4)}
+    return pack_hashes(held | pieces_for(name)[0])
+
+
 def family_rows(name: str, texts: list[str]) -> tuple[np.ndarray, Tables]:
-    """The feature rows of ``texts`` with the shipped known words and ``name``'s tables."""
+    """The feature rows of ``texts`` with ``known_hashes(name)``, ``name``'s tables and its CJK
+    pair table."""
     tables = tables_for(name)
-    known = known_words(load_profile(name).known_words or b"", *tables)
+    known = known_words(known_hashes(name), *tables, pieces_for(name)[1])
     return np.array(features_batch(texts, known), dtype=np.int64), tables
 
 
@@ -119,10 +145,11 @@ def fit_family(name: str, texts: list[str], truth: np.ndarray, cats: np.ndarray)
         family=old.family,
         tokenizer=old.tokenizer,
         meta=meta,
-        known_words=old.known_words,
+        known_words=known_hashes(name),
         char_extra=table,
         digit_group=group,
         punct_pairs=pairs,
+        cjk_pairs=pieces_for(name)[1],
     )
 
 

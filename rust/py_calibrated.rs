@@ -48,12 +48,13 @@ pub struct PyKnownWords {
 #[pymethods]
 impl PyKnownWords {
     #[new]
-    #[pyo3(signature = (hashes, char_extra=None, digit_group=None, punct_pairs=None))]
+    #[pyo3(signature = (hashes, char_extra=None, digit_group=None, punct_pairs=None, cjk_pairs=None))]
     fn new(
         hashes: &Bound<'_, PyAny>,
         char_extra: Option<&Bound<'_, PyAny>>,
         digit_group: Option<&Bound<'_, PyAny>>,
         punct_pairs: Option<&Bound<'_, PyAny>>,
+        cjk_pairs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let bytes = hashes.cast::<PyBytes>().map_err(|_| {
             PyTypeError::new_err(format!(
@@ -116,11 +117,21 @@ impl PyKnownWords {
                 ))
             })?),
         };
+        let piece_pairs = match cjk_pairs.filter(|p| !p.is_none()) {
+            None => None,
+            Some(p) => Some(p.cast::<PyBytes>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "known words: cjk_pairs: expected bytes or None, got {}",
+                    type_name(p)
+                ))
+            })?),
+        };
         let inner = inner
             .with_tables(
                 extra.as_ref().map(|e| e.as_bytes()),
                 group,
                 pairs.as_ref().map(|p| p.as_bytes()),
+                piece_pairs.as_ref().map(|p| p.as_bytes()),
             )
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Self { inner })

@@ -37,7 +37,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import EXTRA_LIMIT, EXTRA_TABLE_BYTES, MAX_DIGIT_GROUP, PAIR_TABLE_BYTES
+from ctxsieve.kernels.calibrated import (
+    EXTRA_LIMIT,
+    EXTRA_TABLE_BYTES,
+    MAX_DIGIT_GROUP,
+    PAIR_TABLE_BYTES,
+    PIECE_PAIR_TABLE_BYTES,
+)
 from ctxsieve.tokenizers.base import Tokenizer
 
 TABLE_ENCODING = "zlib-base64"
@@ -121,3 +127,4 @@ def decode_table(data: str, what: str = "char_extra", size: int = EXTRA_TABLE_BY
 
 
 PAIRS = ("punct_pairs", PAIR_TABLE_BYTES)
+CJK_PAIRS = ("cjk_pairs", PIECE_PAIR_TABLE_BYTES)

@@ -24,7 +24,7 @@ from typing import Any
 from ctxsieve.errors import ConfigError
 from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, check_tables, known_words
 from ctxsieve.tokenizers.vocab import ENCODING, decode_hashes, encode_hashes
-from ctxsieve.tokenizers.vocab_chars import PAIRS, TABLE_ENCODING, decode_table, encode_table
+from ctxsieve.tokenizers.vocab_chars import CJK_PAIRS, PAIRS, TABLE_ENCODING, decode_table, encode_table
 
 _HERE = Path(__file__).parent
 
@@ -43,6 +43,8 @@ class Profile:
     digit_group: int = 0  # digits per pre-tokenizer piece (0: a whole run is one)
     # the pairs of ASCII marks some token holds side by side (``KnownWords.punct_pairs``), or None
     punct_pairs: bytes | None = field(default=None, compare=False, repr=False)
+    # the hashed pairs of CJK characters that start a multi-character token (``cjk_pairs``), or None
+    cjk_pairs: bytes | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         kw = self.known_words
@@ -52,9 +54,11 @@ class Profile:
     def tables(self) -> Any:
         """The live backend's ``KnownWords`` for this profile (words and character tables), or
         None when it has neither."""
-        if self.known_words is None and self.char_extra is None and not self.digit_group and self.punct_pairs is None:
+        tables = (self.char_extra, self.punct_pairs, self.cjk_pairs)
+        if self.known_words is None and all(t is None for t in tables) and not self.digit_group:
             return None
-        return known_words(self.known_words or b"", self.char_extra, self.digit_group, self.punct_pairs)
+        kw = self.known_words or b""
+        return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, self.cjk_pairs)
 
     def cost_vector(self) -> list[int]:
         return [self.costs.get(f, 0) for f in FEATURES]
@@ -77,6 +81,8 @@ class Profile:
             out["digit_group"] = self.digit_group
         if self.punct_pairs is not None:
             out["punct_pairs"] = {"encoding": TABLE_ENCODING, "data": encode_table(self.punct_pairs)}
+        if self.cjk_pairs is not None:
+            out["cjk_pairs"] = {"encoding": TABLE_ENCODING, "data": encode_table(self.cjk_pairs)}
         return out
 
 
@@ -95,9 +101,19 @@ def profile_from_json(data: Any, where: str) -> Profile:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COST:
             raise ConfigError(f"profile {where}: cost of {key!r} must be an int in [0, {MAX_COST}], got {value!r}")
         costs[key] = value
-    own = ("name", "family", "tokenizer", "costs", "known_words", "char_extra", "digit_group", "punct_pairs")
+    own = (
+        "name",
+        "family",
+        "tokenizer",
+        "costs",
+        "known_words",
+        "char_extra",
+        "digit_group",
+        "punct_pairs",
+        "cjk_pairs",
+    )
     meta = {k: v for k, v in data.items() if k not in own}
-    char_extra, digit_group, pairs = _tables(data, where)
+    char_extra, digit_group, pairs, cjk_pairs = _tables(data, where)
     return Profile(
         str(data.get("name", where)),
         costs,
@@ -108,6 +124,7 @@ def profile_from_json(data: Any, where: str) -> Profile:
         char_extra,
         digit_group,
         pairs,
+        cjk_pairs,
     )
 
 
@@ -123,10 +140,11 @@ def _table(data: dict[str, Any], key: str, where: str, *size: Any) -> bytes | No
         raise ConfigError(f"profile {where}: {exc}") from None
 
 
-def _tables(data: dict[str, Any], where: str) -> tuple[bytes | None, int, bytes | None]:
+def _tables(data: dict[str, Any], where: str) -> tuple[bytes | None, int, bytes | None, bytes | None]:
     extra, pairs = _table(data, "char_extra", where), _table(data, "punct_pairs", where, *PAIRS)
+    cjk = _table(data, "cjk_pairs", where, *CJK_PAIRS)
     try:
-        return check_tables(extra, data.get("digit_group", 0), pairs)
+        return check_tables(extra, data.get("digit_group", 0), pairs, cjk)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"profile {where}: {exc}") from None
 

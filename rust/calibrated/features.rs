@@ -1,0 +1,325 @@
+//! The one pass over a text's bytes that counts the calibrated estimator's features.
+
+use super::classes::*;
+use super::*;
+
+/// The end of the run of ASCII letters starting at `j`, eight bytes at a time: a byte is a
+/// letter when its high bit is clear and, with bit 5 set, it lies in 0x61..=0x7A. (A byte loop
+/// mispredicts at the end of every word; this one usually decides a word in one step.)
+#[inline]
+pub(super) fn ascii_letters_end(text: &[u8], mut j: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while j + 8 <= text.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&text[j..j + 8]);
+        let v = u64::from_le_bytes(word);
+        let x = (v | 0x2020_2020_2020_2020) & 0x7F7F_7F7F_7F7F_7F7F;
+        // per byte, no carries: bit 7 of x + 0x1F is x >= 0x61, of x + 0x05 is x >= 0x7B
+        let letters = (x + 0x1F1F_1F1F_1F1F_1F1F) & !(x + 0x0505_0505_0505_0505) & !v & HIGH;
+        let others = !letters & HIGH;
+        if others != 0 {
+            return j + (others.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    while j < text.len() && text[j].is_ascii_alphabetic() {
+        j += 1;
+    }
+    j
+}
+
+/// When the word starting at `i` is known, the index past it and the class of its last
+/// character. The caller has checked that the character before `i` is neither a word
+/// character nor an ASCII digit.
+#[inline]
+pub(super) fn known_end(text: &[u8], i: usize, known: &KnownWords) -> Option<(usize, u8)> {
+    let n = text.len();
+    let mut j = i;
+    loop {
+        j = ascii_letters_end(text, j);
+        if j < n && letter2_at(text, j) {
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    if j == i || (j < n && text[j].is_ascii_digit()) {
+        return None;
+    }
+    // the last character's class: an ASCII letter's, or its lead byte's for a two-byte letter
+    let last = if text[j - 1] < 0x80 {
+        LEAD[text[j - 1] as usize]
+    } else {
+        LEAD[text[j - 2] as usize]
+    };
+    let start = if i == 0 {
+        i
+    } else if text[i - 1] == b' ' {
+        i - 1
+    } else if text[i - 1] >= 0x80 {
+        mark_start(text, i).unwrap_or(i)
+    } else {
+        i
+    };
+    known
+        .contains(word_hash(&text[start..j]))
+        .then_some((j, last))
+}
+
+/// (Out of line: a mark before a word is rare, and inlined it slowed every word.)
+/// The start of the character that ends just before `i`, when it is a mark that keys the word
+/// at `i` (`is_mark_before_word`).
+#[inline(never)]
+fn mark_start(text: &[u8], i: usize) -> Option<usize> {
+    let mut s = i - 1;
+    while s > 0 && i - s < 4 && text[s] & 0xC0 == 0x80 {
+        s -= 1;
+    }
+    let len = seq_len(text[s]);
+    (s + len == i && code_point(text, s, len).is_some_and(is_mark_before_word)).then_some(s)
+}
+
+/// The end of the `cjk_piece` that starts at `i` (see the reference's `_piece_end`): the longest
+/// run of at most `MAX_PIECE_CHARS` piece characters that `known` holds as a token, extended while
+/// it holds the text so far as a token's prefix; `i + 3` when none. The pair table is checked
+/// first, in line: most characters start no token, and the set's probe is a cache miss.
+#[inline]
+fn piece_end_at(text: &[u8], i: usize, known: &KnownWords) -> usize {
+    let m = i + 3;
+    let pair = m < text.len()
+        && piece_char_at(text, m)
+        && known.may_start_piece(cp3(text, i), cp3(text, m));
+    if pair {
+        longest_piece(text, i, known)
+    } else {
+        m
+    }
+}
+
+/// The code point of the (whole) three-byte sequence at `text[i]`.
+#[inline]
+fn cp3(text: &[u8], i: usize) -> u32 {
+    (u32::from(text[i] & 0x0F) << 12)
+        | (u32::from(text[i + 1] & 0x3F) << 6)
+        | u32::from(text[i + 2] & 0x3F)
+}
+
+/// `piece_end_at` past the pair table: the set's probes, out of line.
+#[inline(never)]
+fn longest_piece(text: &[u8], i: usize, known: &KnownWords) -> usize {
+    let mut end = i + 3;
+    let mut m = i + 3;
+    let mut chars = 1;
+    while chars < MAX_PIECE_CHARS && m < text.len() && piece_char_at(text, m) {
+        m += 3;
+        chars += 1;
+        let key = &text[i..m];
+        if !known.contains(prefix_hash(key)) {
+            break;
+        }
+        if known.contains(word_hash(key)) {
+            end = m;
+        }
+    }
+    end
+}
+
+/// `char_extra` of the sequence at `text[i]` (see the reference's `char_extra`).
+#[inline]
+pub(super) fn extra_at(text: &[u8], i: usize, known: Option<&KnownWords>) -> u64 {
+    let len = seq_len(text[i]);
+    match code_point(text, i, len) {
+        None => 0,
+        Some(cp) => known.map_or(len as u64 - 1, |k| k.extra_of(cp, len)),
+    }
+}
+
+/// Pre-tokenizer pieces of a digit run of `len` digits, `group` digits a piece (0: one).
+#[inline]
+pub(super) fn digit_pieces(len: u64, group: u8) -> u64 {
+    if group == 0 {
+        1
+    } else {
+        len.div_ceil(u64::from(group))
+    }
+}
+
+/// The feature counts of one text (UTF-8 or surrogatepass bytes), indexed like `FEATURES`.
+///
+/// Each run of alphanumerics, spaces or punctuation is consumed by its own tight loop (the
+/// first version walked byte by byte through one big match and ran at 170 MB/s; this one is
+/// about twice as fast). A run is always consumed whole, so the class before a run is never
+/// the run's own class.
+///
+/// With a non-empty `known` set, each word that starts a run of word characters (not after a
+/// digit) is looked up first; a known one is skipped whole after counting `known_word`.
+pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] {
+    let mut f = [0u64; NUM_FEATURES];
+    let n = text.len();
+    if n == 0 {
+        return f;
+    }
+    f[DOC] = 1;
+    let tables = known;
+    let group = tables.map_or(0, |k| k.digit_group);
+    let known = known.filter(|k| !k.is_empty());
+    let mut prev = NONE;
+    let mut prev_word_char = false;
+    let mut piece_end = 0; // the end of the current cjk_piece
+    let mut i = 0;
+    while i < n {
+        let b = text[i];
+        let c = LEAD[b as usize];
+        if let Some(k) = known {
+            let word_char = b.is_ascii_alphabetic() || letter2_at(text, i);
+            if word_char && !prev_word_char && prev != DIGIT as u8 {
+                if let Some((end, last)) = known_end(text, i, k) {
+                    f[KNOWN_WORD] += 1;
+                    prev = last;
+                    prev_word_char = true;
+                    i = end;
+                    continue;
+                }
+                f[UNKNOWN_WORD] += 1;
+            }
+        }
+        match c as usize {
+            LOWER | UPPER | DIGIT => {
+                let start = i;
+                let (mut lower, mut upper, mut digits) = (0u64, 0u64, 0u64);
+                let (mut words, mut digit_runs, mut rare) = (0u64, 0u64, 0u64);
+                let mut p = prev;
+                let mut prev_letter = NO_LETTER;
+                let mut dlen = 0u64; // the current digit run, counted in digit_piece when it ends
+                while i < n {
+                    let b = text[i];
+                    if dlen > 0 && !b.is_ascii_digit() {
+                        f[DIGIT_PIECE] += digit_pieces(dlen, group);
+                        dlen = 0;
+                    }
+                    if b.is_ascii_lowercase() {
+                        // the hot path: a run of lowercase letters, one table lookup a byte
+                        words += u64::from(!is_word(p));
+                        let s0 = i;
+                        while i < n {
+                            let letter = text[i].wrapping_sub(b'a') as usize;
+                            if letter >= 26 {
+                                break;
+                            }
+                            rare += u64::from((COMMON[prev_letter] >> letter) & 1 ^ 1);
+                            prev_letter = letter;
+                            i += 1;
+                        }
+                        lower += (i - s0) as u64;
+                        p = LOWER as u8;
+                        continue;
+                    }
+                    if b.is_ascii_uppercase() {
+                        let letter = (b - b'A') as usize;
+                        upper += 1;
+                        words += u64::from(!is_word(p) || p == LOWER as u8);
+                        rare += u64::from((COMMON[prev_letter] >> letter) & 1 ^ 1);
+                        prev_letter = letter;
+                        p = UPPER as u8;
+                    } else if b.is_ascii_digit() {
+                        digits += 1;
+                        dlen += 1;
+                        digit_runs += u64::from(p != DIGIT as u8);
+                        prev_letter = NO_LETTER;
+                        p = DIGIT as u8;
+                    } else {
+                        break;
+                    }
+                    i += 1;
+                }
+                if dlen > 0 {
+                    f[DIGIT_PIECE] += digit_pieces(dlen, group);
+                }
+                let len = (i - start) as u64;
+                if len >= MIXED_MIN && lower + upper > 0 && digits > 0 {
+                    f[MIXED_CHAR] += len;
+                    f[MIXED_RUN] += 1;
+                } else {
+                    f[LOWER] += lower;
+                    f[UPPER] += upper;
+                    f[DIGIT] += digits;
+                    f[WORD_START] += words;
+                    f[DIGIT_RUN] += digit_runs;
+                    f[RARE_BIGRAM] += rare;
+                }
+                prev = p;
+                prev_word_char = p != DIGIT as u8;
+            }
+            SPACE => {
+                let start = i;
+                while i < n && text[i] == b' ' {
+                    i += 1;
+                }
+                f[SPACE] += 1;
+                f[SPACE_REPEAT] += (i - start - 1) as u64;
+                prev = c;
+                prev_word_char = false;
+            }
+            PUNCT => {
+                // a mark equal to the one before it ("====", "----") is a punct_repeat
+                // and a pair of marks no token holds side by side is a token boundary
+                let start = i;
+                let mut repeats = 0u64;
+                let mut breaks = 0u64;
+                i += 1;
+                while i < n && LEAD[text[i] as usize] == PUNCT as u8 {
+                    repeats += u64::from(text[i] == text[i - 1]);
+                    breaks +=
+                        u64::from(!tables.is_some_and(|k| k.holds_pair(text[i - 1], text[i])));
+                    i += 1;
+                }
+                f[PUNCT_BREAK] += breaks;
+                f[PUNCT] += (i - start) as u64 - repeats;
+                f[PUNCT_REPEAT] += repeats;
+                f[PUNCT_RUN] += 1;
+                prev = c;
+                prev_word_char = false;
+            }
+            U2_LATIN | U2_GREEK | U2_CYRILLIC | U2_RTL | U2_HEBREW => {
+                f[c as usize] += 1;
+                f[WORD_START] += u64::from(!is_word(prev));
+                f[CHAR_EXTRA] += extra_at(text, i, tables);
+                prev_word_char = letter2_at(text, i);
+                i += seq_len(b);
+                // a two-byte non-letter (U+00A0, ×, «) ends a word: the letter after it starts one
+                prev = if prev_word_char { c } else { NONE };
+            }
+            U3_INDIC => {
+                let c = if i + 1 < n && deva_thai_second(text[i + 1]) {
+                    U3_DEVA_THAI as u8
+                } else {
+                    c
+                };
+                f[c as usize] += 1;
+                f[CHAR_EXTRA] += extra_at(text, i, tables);
+                i += seq_len(b);
+                prev = c;
+                prev_word_char = false;
+            }
+            cu => {
+                f[cu] += 1;
+                if b >= 0xE3 && piece_char_at(text, i) {
+                    // a character inside a multi-character CJK token costs no extra of its own
+                    if i >= piece_end {
+                        piece_end = known.map_or(i + 3, |k| piece_end_at(text, i, k));
+                        f[CJK_PIECE] += 1;
+                        if piece_end == i + 3 {
+                            f[CHAR_EXTRA] += extra_at(text, i, tables);
+                        }
+                    }
+                } else if b >= 0x80 {
+                    f[CHAR_EXTRA] += extra_at(text, i, tables);
+                }
+                i += seq_len(b);
+                prev = c;
+                prev_word_char = false;
+            }
+        }
+    }
+    f
+}
