@@ -29,13 +29,21 @@ def dedupe(cands: Candidates, threshold: float | None = 0.8, memo: Any = None) -
     ``memo``: a ``_native.DedupeMemo`` for ``threshold`` (``DedupeMemos.get``), or None."""
     if threshold is None or len(cands) < 2:
         return 0
-    pairs = kernel(cands, threshold, memo).inheritance
-    ids, reasons, signals = cands.ids, cands.reasons, cands.signals
-    for kept, dropped in pairs:
+    res = kernel(cands, threshold, memo)
+    dup, ids, reasons, signals = res.duplicate_of, cands.ids, cands.reasons, cands.signals
+    # the visit order walked here rather than `res.inheritance`: its (kept, dropped) tuples are
+    # GC-tracked, and at 100k candidates their 15k set off most of the build's collections
+    # (each one walking the build's young column lists: ~60 ms of a 650 ms build)
+    dropped_count = 0
+    for dropped in res.visit_order:
+        kept = dup[dropped]
+        if kept < 0:
+            continue
+        dropped_count += 1
         reasons[dropped] = f"duplicate_of:{ids[kept]}"
         if signals[dropped] is not NO_SIGNALS:  # most copies carry none: nothing to inherit
             inherit(cands, kept, dropped)
-    return len(pairs)
+    return dropped_count
 
 
 def kernel(cands: Candidates, threshold: float, memo: Any) -> kernels.DedupeResult:
