@@ -72,6 +72,11 @@ SKIP: list[tuple[str, str]] = [
     (r"^pytest benches/", "a benchmark run of minutes; `make bench-smoke` runs each bench once"),
     (r"^make fuzz(-ci)?$", "fuzzing for minutes; .ci/run runs make fuzz-ci"),
     (r"^python -m ctxsieve\.eval\.corpus_build$", "rewrites the shipped corpus files in the working tree"),
+    (
+        r"^python -m benches\.judge_corpus\.build$",
+        "rewrites benches/data/judge.jsonl; tests/tokenizers/test_judge_corpus.py regenerates it and compares",
+    ),
+    (r"^cargo tree$", "names the output a judge-corpus category imitates (docs/tokenizers.md)"),
 ]
 
 
