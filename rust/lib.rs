@@ -45,3 +45,5 @@ mod py_dedupe_args;
 mod py_dedupe_memo;
 #[cfg(feature = "python")]
 mod py_fill;
+#[cfg(feature = "python")]
+mod py_fill_args;

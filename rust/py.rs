@@ -12,13 +12,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::py_args::{
-    beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
-    keys_of, not_str, positive_arg, snapshot, snapshot_lists, surrogatepass, text_of, texts_of,
-    InternalError,
+    bools_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard, keys_of, not_str,
+    positive_arg, snapshot, snapshot_lists, surrogatepass, text_of, texts_of, InternalError,
 };
 use crate::py_budget::within;
 use crate::py_calibrated::{calibrated_estimate, PyKnownWords};
 use crate::py_dedupe_args::{dedupe_lists, DedupeArgs};
+use crate::py_fill_args::{FillOptions, FillRows};
 use crate::{bm25, dedupe as dd, fill, grep, order, text, unicode_tables};
 
 // ---------------------------------------------------------------------------------------------
@@ -121,47 +121,18 @@ fn fill_budget(
         let min_objs = snapshot("min_items", min_items)?;
         let refs: Vec<&[Bound<'_, PyAny>]> = lists.iter().map(Vec::as_slice).collect();
         check_lengths(&names, &refs)?;
-        let tokens = counts_of(&lists[0], "tokens")?;
-        let scores = floats_of(&lists[1], "scores")?;
-        let sources = counts_of(&lists[2], "sources")?;
-        let pinned = bools_of(&lists[3])?;
-        let deprecated = bools_of(&lists[4])?;
-        let ids = keys_of(&lists[5], "ids")?;
-        let budget = count_arg("budget", budget)?;
-        let beta = beta_arg(beta)?;
-        let min_score = match min_score.is_none() {
-            true => None,
-            false => Some(float_arg("min_score", min_score)?),
-        };
-        let include_deprecated = include_deprecated.is_truthy()?;
-        let caps = caps_of(&cap_objs, "caps")?;
-        check_lengths(&["caps", "min_items"], &[&cap_objs, &min_objs])?;
-        let min_items = counts_of(&min_objs, "min_items")?;
-        let nsrc = caps.len();
-        if let Some(i) = sources.iter().position(|&s| s >= nsrc as u64) {
-            return Err(PyValueError::new_err(format!(
-                "sources[{i}]: no source {} (caps has {nsrc})",
-                sources[i]
-            )));
-        }
-        let input: Vec<fill::Item> = (0..tokens.len())
-            .map(|i| fill::Item {
-                tokens: tokens[i],
-                score: scores[i],
-                source: sources[i] as usize,
-                pinned: pinned[i],
-                deprecated: deprecated[i],
-                id: &ids[i],
-            })
-            .collect();
-        let opt = fill::Options {
+        let rows = FillRows::of(&lists, "sources")?;
+        let opts = FillOptions::of(
             budget,
             beta,
             min_score,
-            caps: &caps,
-            min_items: &min_items,
             include_deprecated,
-        };
+            &cap_objs,
+            &min_objs,
+        )?;
+        rows.check_sources(opts.caps.len(), "sources")?;
+        let input: Vec<fill::Item> = (0..rows.tokens.len()).map(|i| rows.item(i)).collect();
+        let opt = opts.options();
         // returned as ints, not a Vec<u8> (which PyO3 would turn into bytes)
         Ok(py
             .detach(|| fill::fill(&input, &opt))

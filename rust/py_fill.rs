@@ -9,10 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::fill;
-use crate::py_args::{
-    beta_arg, bools_of, caps_of, check_lengths, count_arg, counts_of, float_arg, floats_of, guard,
-    keys_of, snapshot, snapshot_lists,
-};
+use crate::py_args::{guard, snapshot, snapshot_lists};
+use crate::py_fill_args::{FillOptions, FillRows};
 
 /// `tokens`, `scores`, `ranks` (a source number per row, the index into `caps`/`min_items`),
 /// `pinned`, `deprecated`, `ids` and `reasons` are the build's columns; a row is filled when
@@ -54,29 +52,16 @@ pub fn fill_open(
         let names = snapshot("names", names)?;
         let cap_objs = snapshot("caps", caps)?;
         let min_objs = snapshot("min_items", min_items)?;
-        let tokens = counts_of(&lists[0], "tokens")?;
-        let scores = floats_of(&lists[1], "scores")?;
-        let ranks = counts_of(&lists[2], "ranks")?;
-        let pinned = bools_of(&lists[3])?;
-        let deprecated = bools_of(&lists[4])?;
-        let ids = keys_of(&lists[5], "ids")?;
-        let budget = count_arg("budget", budget)?;
-        let beta = beta_arg(beta)?;
-        let min_score = match min_score.is_none() {
-            true => None,
-            false => Some(float_arg("min_score", min_score)?),
-        };
-        let include_deprecated = include_deprecated.is_truthy()?;
-        let caps = caps_of(&cap_objs, "caps")?;
-        check_lengths(&["caps", "min_items"], &[&cap_objs, &min_objs])?;
-        let min_items = counts_of(&min_objs, "min_items")?;
-        let nsrc = caps.len() as u64;
-        if let Some(i) = ranks.iter().position(|&r| r >= nsrc) {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "ranks[{i}]: no source {} (caps has {nsrc})",
-                ranks[i]
-            )));
-        }
+        let rows = FillRows::of(&lists, "ranks")?;
+        let opts = FillOptions::of(
+            budget,
+            beta,
+            min_score,
+            include_deprecated,
+            &cap_objs,
+            &min_objs,
+        )?;
+        rows.check_sources(opts.caps.len(), "ranks")?;
         if names.len() != usize::from(fill::BUDGET) + 1 {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "names: expected {} reason names, got {}",
@@ -84,28 +69,11 @@ pub fn fill_open(
                 names.len()
             )));
         }
-        let open: Vec<usize> = (0..tokens.len())
+        let open: Vec<usize> = (0..rows.tokens.len())
             .filter(|&i| lists[6][i].is_none())
             .collect();
-        let input: Vec<fill::Item> = open
-            .iter()
-            .map(|&i| fill::Item {
-                tokens: tokens[i],
-                score: scores[i],
-                source: ranks[i] as usize,
-                pinned: pinned[i],
-                deprecated: deprecated[i],
-                id: &ids[i],
-            })
-            .collect();
-        let opt = fill::Options {
-            budget,
-            beta,
-            min_score,
-            caps: &caps,
-            min_items: &min_items,
-            include_deprecated,
-        };
+        let input: Vec<fill::Item> = open.iter().map(|&i| rows.item(i)).collect();
+        let opt = opts.options();
         let codes = py.detach(|| fill::fill(&input, &opt));
         // written into the caller's list itself (a converted element's own code could have
         // resized it meanwhile: set_item then raises IndexError, as the reference's write does)
