@@ -41,6 +41,7 @@ class KnownWords:
     """The set of word hashes the ``known_word`` feature looks up (the reference of the native
     ``KnownWords``). ``hashes`` is a ``bytes`` of little-endian u32 values, any order.
 
+    >>> from ctxsieve.kernels.calibrated import KNOWN_WORD, features
     >>> k = KnownWords(pack_hashes([word_hash(b" the")]))
     >>> len(k), features(" the cat", k)[KNOWN_WORD]
     (1, 1)
