@@ -21,6 +21,21 @@ fn str_of<'a>(obj: &'a Bound<'_, PyAny>, name: &str, i: usize) -> PyResult<Optio
     Ok(s.to_str().ok())
 }
 
+/// A citation: `Some(None)` for None, `Some(Some(text))` for a str, `None` for a str with lone
+/// surrogates (no UTF-8 form); anything else is a TypeError naming `citations[i]`.
+fn citation_of<'a>(c: &'a Bound<'_, PyAny>, i: usize) -> PyResult<Option<Option<&'a str>>> {
+    if c.is_none() {
+        Ok(Some(None))
+    } else if c.is_instance_of::<PyString>() {
+        Ok(str_of(c, "citations", i)?.map(Some))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "citations[{i}]: expected str or None, got {}",
+            type_name(c)
+        )))
+    }
+}
+
 /// For each candidate, its block wrapper and separator (`wrap::wrapper_text`), or None where
 /// an attribute has lone surrogates (no UTF-8 form): `kernels.build` makes those in Python, so
 /// the text is the same code points the renderer writes.
@@ -41,16 +56,7 @@ pub fn wrapper_texts(
             let id = str_of(&ids[i], "ids", i)?;
             let source = str_of(&sources[i], "sources", i)?;
             let kind = str_of(&kinds[i], "kinds", i)?;
-            let citation = if c.is_none() {
-                Some(None)
-            } else if c.is_instance_of::<PyString>() {
-                str_of(c, "citations", i)?.map(Some)
-            } else {
-                return Err(PyTypeError::new_err(format!(
-                    "citations[{i}]: expected str or None, got {}",
-                    type_name(c)
-                )));
-            };
+            let citation = citation_of(c, i)?;
             out.push(match (id, source, kind, citation) {
                 (Some(id), Some(source), Some(kind), Some(citation)) => {
                     let text = wrap::wrapper_text(id, source, kind, citation);
@@ -145,16 +151,7 @@ pub fn block_costs(
             let source = last_source.get(&lists[3][i], "sources", i)?;
             let kind = last_kind.get(&lists[4][i], "kinds", i)?;
             let c = &lists[5][i];
-            let citation = if c.is_none() {
-                Some(None)
-            } else if c.is_instance_of::<PyString>() {
-                str_of(c, "citations", i)?.map(Some)
-            } else {
-                return Err(PyTypeError::new_err(format!(
-                    "citations[{i}]: expected str or None, got {}",
-                    type_name(c)
-                )));
-            };
+            let citation = citation_of(c, i)?;
             out.push(match (id, source, kind, citation) {
                 (Some(id), Some(source), Some(kind), Some(citation)) => {
                     let len = wrap::wrapper_len(id, source, kind, citation);
