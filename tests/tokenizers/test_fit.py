@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from ctxsieve import cli
-from ctxsieve.kernels.calibrated import FEATURES, estimate_reference
+from ctxsieve.kernels.calibrated import EXTRA_TABLE_BYTES, FEATURES, estimate_reference
 from ctxsieve.tokenizers import load_profile
-from ctxsieve.tokenizers.fit import fit_profile, measure, solve_costs, to_fixed_point
+from ctxsieve.tokenizers.fit import measure, solve_costs
+from ctxsieve.tokenizers.fit_family import DEFAULT_MARGIN, Tables, fit_grouped
+from ctxsieve.tokenizers.fit_groups import LOCO_MARGINS, fixed_point
 
 
 def test_solve_costs_small_program() -> None:
@@ -28,8 +30,9 @@ def test_unused_features_cost_nothing() -> None:
 
 
 def test_fixed_point_rounds_up() -> None:
-    fixed = to_fixed_point([0.0001, 1.0, 2.00049] + [0.0] * (len(FEATURES) - 3))
-    assert (fixed["doc"], fixed["lower"], fixed["upper"]) == (1, 1000, 2001)
+    fixed = fixed_point(np.array([0.0001, 1.0, 2.00049] + [0.0] * (len(FEATURES) - 3)), 0.0)
+    assert fixed[:3].tolist() == [1, 1000, 2001]
+    assert fixed_point(np.array([1.0]), 0.05).tolist() == [1050]
 
 
 def test_measure() -> None:
@@ -42,15 +45,35 @@ def test_measure() -> None:
     }
 
 
-def test_fit_profile_bounds_its_corpus() -> None:
+def test_fit_grouped_bounds_its_corpus() -> None:
     texts = ["hello world", "héllo wörld 12345", "你好世界", "😀😀 ok", "a1b2c3d4e5f6 and more", ""]
     truth = [2, 7, 4, 6, 8, 0]
-    profile = fit_profile(texts, truth, "t", margin=0.0)
+    tables = Tables(None, bytes(EXTRA_TABLE_BYTES), 0, None, None)
+    profile = fit_grouped(texts, truth, ["a"] * len(texts), "t", tables, margin=0.0)
     est = estimate_reference(texts, profile.cost_vector())
     assert all(e >= t for e, t in zip(est, truth))
-    assert profile.meta["fit"]["under_share"] == 0
+    assert profile.meta["fit"]["under_share"] == 0 and profile.meta["margin_chosen"] == "given"
+    # one group: nothing to hold out, so the default margin
+    assert fit_grouped(texts, truth, ["a"] * 6, "t", tables).meta["margin"] == DEFAULT_MARGIN
     with pytest.raises(ValueError, match="one per text"):
-        fit_profile(texts, truth[:-1], "t")
+        fit_grouped(texts, truth[:-1], ["a"] * 6, "t", tables)
+    with pytest.raises(ValueError, match="margin: must be in"):
+        fit_grouped(texts, truth, ["a"] * 6, "t", tables, margin=1.5)
+
+
+def test_margin_held_out_by_group() -> None:
+    # group b's documents cost 30 % more tokens than the same features in a and c: a fit without
+    # b under-counts it, so leaving groups out needs a margin of at least 30 %
+    texts = ["alpha beta gamma"] * 4 + ["delta epsilon zeta"] * 4 + ["eta theta iota"] * 4
+    tables = Tables(None, bytes(EXTRA_TABLE_BYTES), 0, None, None)
+    base = estimate_reference(texts[:1], fit_grouped(texts[:1], [10], ["a"], "t", tables, margin=0.0).cost_vector())[0]
+    truth = [base] * 4 + [round(base * 1.3)] * 4 + [base] * 4
+    groups = ["a"] * 4 + ["b"] * 4 + ["c"] * 4
+    held = fit_grouped(texts, truth, groups, "t", tables)
+    assert held.meta["margin_chosen"] == "leave-one-group-out over 3 groups"
+    assert held.meta["margin"] == LOCO_MARGINS[-1]  # 30 % is past every candidate: the largest
+    tuned = fit_grouped(texts, truth, groups, "t", tables, tune=(texts[:4], truth[:4]))
+    assert tuned.meta["margin"] == 0.0 and tuned.meta["margin_chosen"] == "on 4 tuning documents"
 
 
 def test_calibrate_command(tmp_path: Path, load_family, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -63,9 +86,38 @@ def test_calibrate_command(tmp_path: Path, load_family, capsys) -> None:  # type
     assert cli.main(args) == 0
     assert "wrote" in capsys.readouterr().err
     profile = load_profile(out)
-    assert profile.name == "mine" and profile.meta["margin"] == 0.05
+    assert profile.name == "mine" and profile.meta["margin"] == 0.05  # one file: one group
     est = estimate_reference(texts, profile.cost_vector())
     assert all(e >= t for e, t in zip(est, tok.count(texts)))
+    # the tokenizer's tables, as the shipped profile of the family reads them
+    shipped = load_profile("cl100k")
+    for table in ("known_words", "char_extra", "digit_group", "punct_pairs", "cjk_pairs"):
+        assert getattr(profile, table) == getattr(shipped, table), table
+
+
+def test_calibrate_holds_out_categories(tmp_path: Path, load_family, capsys) -> None:  # type: ignore[no-untyped-def]
+    load_family("mistral-sp")
+    kinds = {
+        "json": [f'{{"id": {i}, "ok": true, "tags": ["a", "b"]}}' for i in range(6)],
+        "prose": [f"The quick brown fox number {i} jumps over the lazy dog." for i in range(6)],
+        "code": [f"def f{i}(x):\n    return x * {i}\n" for i in range(6)],
+    }
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"text": t, "category": k}) + "\n" for k, ts in kinds.items() for t in ts))
+    out = tmp_path / "p.json"
+    args = ["calibrate", "--tokenizer", "packaged:mistral-sp", "--corpus", str(corpus), "--name", "p"]
+    args += ["--out", str(out)]
+    assert cli.main(args) == 0
+    assert "leave-one-group-out over 3 groups" in capsys.readouterr().err
+    assert load_profile(out).meta["margin_chosen"] == "leave-one-group-out over 3 groups"
+    # two files without categories: two groups, too few to hold one out
+    for k, ts in kinds.items():
+        (tmp_path / "dir").mkdir(exist_ok=True)
+        (tmp_path / "dir" / f"{k}.jsonl").write_text("".join(json.dumps({"text": t}) + "\n" for t in ts))
+    (tmp_path / "dir" / "code.jsonl").unlink()
+    args[4] = str(tmp_path / "dir")
+    assert cli.main(args) == 0
+    assert load_profile(out).meta["margin_chosen"] == "default (fewer than 3 groups to hold out)"
 
 
 def test_calibrate_command_errors(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -80,3 +132,6 @@ def test_calibrate_command_errors(tmp_path: Path, capsys) -> None:  # type: igno
     bad.write_text('{"nope": 1}\n')
     assert cli.main(["calibrate", "--tokenizer", "bytes/3", "--corpus", str(bad), "--name", "x"]) == 2
     assert "line 1" in capsys.readouterr().err
+    bad.write_text('{"text": "a"}\n{"text": "b", "category": 7}\n')
+    assert cli.main(["calibrate", "--tokenizer", "bytes/3", "--corpus", str(bad), "--name", "x"]) == 2
+    assert "line 2: 'category' must be a string" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""``ctxsieve calibrate``: fit a calibrated-estimator profile from a local tokenizer and a corpus.
+"""``ctxsieve calibrate``: fit a calibrated-estimator profile from local tokenizers and a corpus.
 
     ctxsieve calibrate --tokenizer hf:path/to/tokenizer.json --corpus docs/ --name mymodel \\
         --out mymodel.json
@@ -6,9 +6,17 @@
         --name both
 
 With several tokenizers the profile bounds the largest count of each document. The corpus is a
-``.jsonl`` file (one object with a ``text`` field a line), any other text file (one document),
-or a directory (each ``.txt``, ``.md``, ``.py``, ``.json``, ``.jsonl`` file below it, by the
-same rules). Use it with ``tokenizer: calibrated:mymodel.json``.
+``.jsonl`` file (one object with a ``text`` field a line, and optionally a ``category``), any
+other text file (one document), or a directory (each ``.txt``, ``.md``, ``.py``, ``.json``,
+``.jsonl`` file below it, by the same rules). Use it with ``tokenizer: calibrated:mymodel.json``.
+
+The profile is fitted as the shipped ones are (``ctxsieve.tokenizers.fit_family``): the
+tokenizers' own tables (one-token words, CJK tokens, the extra tokens of each character, digit
+groups, pairs of marks), costs that bound every document, and a margin chosen by leaving one
+group of documents out: a JSONL line's ``category``, else the file it came from. Give the corpus
+as several files or categories of different kinds of text (JSON, code, prose, each language) so
+that the margin is judged on kinds of text the fit did not see; with fewer than three groups the
+margin is 5 % unless ``--margin`` says otherwise.
 """
 
 from __future__ import annotations
@@ -43,27 +51,30 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--margin",
         type=float,
-        help="head-room over every fitting document (default 0.05, or chosen on --tune when given)",
+        help="head-room over every fitting document (default: chosen on --tune, else by leaving one group out, "
+        "5 %% with fewer than three groups)",
     )
     p.add_argument(
         "--tune",
         action="append",
         metavar="PATH",
-        help="a second corpus, disjoint from --corpus, on which to choose the smallest safe margin",
+        help="a second corpus, disjoint from --corpus, on which to choose the margin instead",
     )
     p.add_argument(
         "--no-known-words",
         action="store_true",
-        help="leave out the known-word set (the words each tokenizer encodes as one token)",
+        help="leave out the word set (the words and CJK tokens each tokenizer encodes as one token)",
     )
     p.add_argument("--out", type=Path, help="write the profile here (default: stdout)")
     p.set_defaults(run=run)
 
 
-def load_corpus(path: str | Path) -> list[str]:
+def load_corpus(path: str | Path) -> list[tuple[str, str]]:
+    """``(text, group)`` of each document under ``path``: a JSONL line's ``category`` when it has
+    one, else the file's path."""
     p = Path(path).expanduser()
     if p.is_dir():
-        return [t for f in sorted(p.rglob("*")) if f.is_file() and f.suffix in TEXT_SUFFIXES for t in load_corpus(f)]
+        return [d for f in sorted(p.rglob("*")) if f.is_file() and f.suffix in TEXT_SUFFIXES for d in load_corpus(f)]
     if not p.is_file():
         raise ConfigError(f"corpus {path}: no such file or directory")
     try:
@@ -71,8 +82,8 @@ def load_corpus(path: str | Path) -> list[str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"corpus {path}: cannot read it as UTF-8 ({exc})") from None
     if p.suffix != ".jsonl":
-        return [raw]
-    texts = []
+        return [(raw, str(p))]
+    docs = []
     for lineno, line in enumerate(raw.splitlines(), 1):
         if not line.strip():
             continue
@@ -83,8 +94,11 @@ def load_corpus(path: str | Path) -> list[str]:
             raise ConfigError(f"corpus {path}: line {lineno} is not a JSON object with a 'text' field") from None
         if not isinstance(text, str):
             raise ConfigError(f"corpus {path}: line {lineno}: 'text' must be a string")
-        texts.append(text)
-    return texts
+        category = obj.get("category") if isinstance(obj, dict) else None
+        if category is not None and not isinstance(category, str):
+            raise ConfigError(f"corpus {path}: line {lineno}: 'category' must be a string")
+        docs.append((text, str(p) if category is None else category))
+    return docs
 
 
 def load_tokenizer(spec: str) -> Any:
@@ -105,23 +119,29 @@ def load_tokenizer(spec: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxsieve.tokenizers.fit import fit_profile
-    from ctxsieve.tokenizers.vocab import known_word_hashes
+    from ctxsieve.tokenizers.fit_family import fit_grouped, tokenizer_tables
 
-    texts = [t for path in args.corpus for t in load_corpus(path)]
-    if not texts:
+    docs = [d for path in args.corpus for d in load_corpus(path)]
+    if not docs:
         raise ConfigError("the corpus holds no documents")
+    texts = [t for t, _ in docs]
     tokenizers = [load_tokenizer(spec) for spec in args.tokenizer]
     truth = [max(col) for col in zip(*(tok.count(texts) for tok in tokenizers))]
     tune = None
     if args.tune:
-        tune_texts = [t for path in args.tune for t in load_corpus(path)]
+        tune_texts = [t for path in args.tune for t, _ in load_corpus(path)]
         tune = (tune_texts, [max(col) for col in zip(*(tok.count(tune_texts) for tok in tokenizers))])
-    margin = args.margin if args.margin is not None or tune else 0.05
-    known = None if args.no_known_words else known_word_hashes(tokenizers)
     try:
-        profile = fit_profile(
-            texts, truth, args.name, margin=margin, tokenizer=", ".join(args.tokenizer), tune=tune, known=known
+        tables = tokenizer_tables(tokenizers, words=not args.no_known_words)
+        profile = fit_grouped(
+            texts,
+            truth,
+            [g for _, g in docs],
+            args.name,
+            tables,
+            margin=args.margin,
+            tokenizer=", ".join(args.tokenizer),
+            tune=tune,
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
@@ -130,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
         args.out.write_text(text, encoding="utf-8")
         fit = profile.meta["fit"]
         print(
-            f"wrote {args.out}: {len(texts)} documents, {len(known or b'') // 4} known words, "
-            f"margin {profile.meta['margin']:.1%}, under-counted "
+            f"wrote {args.out}: {len(texts)} documents, {len(tables.known_words or b'') // 4} known words and pieces, "
+            f"margin {profile.meta['margin']:.1%} ({profile.meta['margin_chosen']}), under-counted "
             f"{fit['under_share']:.1%}, mean over-count {fit['mean_over']:.1%} on the fitting corpus",
             file=sys.stderr,
         )

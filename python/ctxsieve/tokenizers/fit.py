@@ -27,13 +27,9 @@ more held-out documents: see docs/tokenizers.md.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
-
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, SCALE, features_batch, known_words
-from ctxsieve.tokenizers.profiles import Profile
 
 
 def _simplex_max(a: np.ndarray, b: np.ndarray, c: np.ndarray, max_iter: int = 100_000) -> np.ndarray:
@@ -85,15 +81,6 @@ def solve_costs(features: np.ndarray, truth: np.ndarray, margin: float = 0.0) ->
     return costs
 
 
-def to_fixed_point(costs: Sequence[float] | np.ndarray) -> dict[str, int]:
-    """Costs in thousandths of a token, rounded up (so the bound survives the rounding)."""
-    out = {}
-    for name, c in zip(FEATURES, costs):
-        milli = math.ceil(float(c) * SCALE - 1e-9)
-        out[name] = min(max(milli, 0), MAX_COST)
-    return out
-
-
 def measure(estimates: Sequence[int], truth: Sequence[int]) -> dict[str, float]:
     """Share of documents under-counted, worst under-count, mean over-count (as fractions),
     over the documents with a non-zero true count."""
@@ -107,68 +94,3 @@ def measure(estimates: Sequence[int], truth: Sequence[int]) -> dict[str, float]:
         "worst_under": max(under, default=0.0),
         "mean_over": sum((e - t) / t for e, t in pairs) / len(pairs),
     }
-
-
-# Head-room candidates for choose_margin, and what the tuning corpus must show to accept one:
-# stricter than the issue-7 targets (1 % of documents, 5 %), since the held-out text differs
-# from the tuning text as much as the tuning text differs from the fitting text.
-MARGINS = tuple(i / 200 for i in range(0, 21))  # 0 %, 0.5 %, ..., 10 %
-TUNE_UNDER_SHARE = 0.005
-TUNE_WORST_UNDER = 0.025
-
-
-def choose_margin(fit_rows: np.ndarray, fit_truth: np.ndarray, tune_rows: np.ndarray, tune_truth: np.ndarray) -> float:
-    """The smallest margin whose fit under-counts at most ``TUNE_UNDER_SHARE`` of the tuning
-    documents, by at most ``TUNE_WORST_UNDER``; the largest candidate when none does."""
-    for margin in MARGINS:
-        vector = [to_fixed_point(solve_costs(fit_rows, fit_truth, margin))[f] for f in FEATURES]
-        m = measure(_estimates(tune_rows.astype(np.int64).tolist(), vector), tune_truth.astype(np.int64).tolist())
-        if m["under_share"] <= TUNE_UNDER_SHARE and m["worst_under"] <= TUNE_WORST_UNDER:
-            return margin
-    return MARGINS[-1]
-
-
-def _estimates(rows: Sequence[Sequence[int]], vector: Sequence[int]) -> list[int]:
-    return [-(-sum(n * c for n, c in zip(row, vector)) // SCALE) for row in rows]
-
-
-def fit_profile(
-    texts: Sequence[str],
-    truth: Sequence[int],
-    name: str,
-    *,
-    margin: float | None = 0.05,
-    tokenizer: str = "",
-    tune: tuple[Sequence[str], Sequence[int]] | None = None,
-    known: bytes | None = None,
-) -> Profile:
-    """Fits costs on ``texts`` whose true token counts are ``truth`` (for several tokenizers,
-    pass the element-wise maximum) and returns the profile with its figures on those texts.
-    With ``margin=None`` the margin is chosen on the ``tune`` corpus (texts, truth). ``known``
-    holds the packed hashes of the tokenizer's one-token words (``vocab.known_word_hashes``)."""
-    if len(texts) != len(truth):
-        raise ValueError(f"truth: expected {len(texts)} counts (one per text), got {len(truth)}")
-    if not any(t > 0 for t in truth):
-        raise ValueError("the corpus has no non-empty document to fit on")
-    kw = None if known is None else known_words(known)
-    rows = features_batch(list(texts), kw)
-    fit_rows, fit_truth = np.array(rows, dtype=float), np.array(truth, dtype=float)
-    meta: dict[str, object] = {}
-    if margin is None:
-        if tune is None:
-            raise ValueError("margin=None needs a tuning corpus to choose it on")
-        tune_texts, tune_truth = tune
-        tune_rows = np.array(features_batch(list(tune_texts), kw), dtype=float)
-        margin = choose_margin(fit_rows, fit_truth, tune_rows, np.array(tune_truth, dtype=float))
-        meta["margin_chosen_on"] = f"{len(tune_texts)} tuning documents"
-    if not 0 <= margin < 1:
-        raise ValueError(f"margin: must be in [0, 1), got {margin!r}")
-    costs = to_fixed_point(solve_costs(fit_rows, fit_truth, margin))
-    estimates = _estimates(rows, [costs[f] for f in FEATURES])
-    meta = {
-        "margin": margin,
-        **meta,
-        "fit": {k: round(v, 4) for k, v in measure(estimates, truth).items()},
-        "fit_bytes": sum(len(t.encode("utf-8", "surrogatepass")) for t in texts),
-    }
-    return Profile(name, costs, family=name, tokenizer=tokenizer, meta=meta, known_words=known)

@@ -1,0 +1,159 @@
+"""A whole profile from exact tokenizers and a corpus: the tables read from the tokenizers'
+vocabularies, then the costs fitted by category (``fit_groups``). ``ctxsieve calibrate`` and
+``benches/fit_profiles.py`` (the shipped profiles) both fit this way.
+
+The tables come from the tokenizers alone, never from the corpus: the words each one encodes as
+one token (``vocab.known_word_hashes``), the CJK tokens and the words a mark keys
+(``vocab_pieces``), the extra tokens of each character alone, the digit group and the pairs of
+marks some token holds (``vocab_chars``). With several tokenizers each table bounds all of them
+(sets intersected, extras the largest), so the profile bounds the largest count.
+
+The costs are fitted as the shipped profiles are (see ``fit_groups``): weakly supported script
+classes at one token a character, piece features at least one token, and the margin the smallest
+for which leaving one group of documents out under-counts at most 1 % of the documents. A group
+is what the corpus says a document is (``category`` of a JSONL line, else the file it came
+from); with fewer than ``MIN_GROUPS`` groups nothing can be held out and the margin is
+``DEFAULT_MARGIN`` unless one is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, PAIR_TABLE_BYTES, features_batch, known_words, pack_hashes
+from ctxsieve.tokenizers.fit import measure
+from ctxsieve.tokenizers.fit_groups import (
+    LOCO_MARGINS,
+    LOCO_UNDER_SHARE,
+    choose_margin,
+    estimates,
+    fit_costs,
+    fixed_point,
+)
+from ctxsieve.tokenizers.profiles import Profile
+from ctxsieve.tokenizers.vocab import known_word_hashes
+from ctxsieve.tokenizers.vocab_chars import char_extra_table, combine, digit_group, punct_pairs
+from ctxsieve.tokenizers.vocab_pieces import piece_tables
+
+MIN_GROUPS = 3  # with two, each fold's margin would be chosen on one group alone
+DEFAULT_MARGIN = 0.05
+METHOD = (
+    "fit_groups: weak script classes at one token a character plus char_extra; digit_piece, "
+    "char_extra and punct_break at least one token; margin by leave-one-category-out"
+)
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What a profile reads from its tokenizers (``Profile``'s fields of the same names)."""
+
+    known_words: bytes | None  # packed hashes: one-token words, CJK tokens and prefixes, mark keys
+    char_extra: bytes
+    digit_group: int
+    punct_pairs: bytes | None
+    cjk_pairs: bytes | None
+
+    def known(self) -> Any:
+        """The live backend's ``KnownWords`` of these tables."""
+        kw = self.known_words or b""
+        return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, self.cjk_pairs)
+
+
+def tokenizer_tables(tokenizers: Sequence[Any], *, words: bool = True) -> Tables:
+    """The tables of ``tokenizers`` (each bounding all of them); ``words=False`` leaves out the
+    word set (known words, CJK tokens, mark keys) but keeps the character tables. A tokenizer that
+    cannot list its vocabulary gives no word set and no pair tables."""
+    if not tokenizers:
+        raise ValueError("tokenizers: expected at least one exact tokenizer")
+    extras = [char_extra_table(t) for t in tokenizers]
+    groups = [digit_group(t) for t in tokenizers]
+    pairs = [punct_pairs(t) for t in tokenizers]
+    # a tokenizer that cannot list its vocabulary holds no pair as far as we know: none held
+    listed = [p if p is not None else bytes(PAIR_TABLE_BYTES) for p in pairs]
+    extra, group, held = combine(extras, groups, listed)
+    kw = known_word_hashes(tokenizers) if words else None
+    pieces, cjk = piece_tables(tokenizers) if kw is not None else (set(), None)
+    if kw is not None:
+        held_words = {int.from_bytes(kw[i : i + 4], "little") for i in range(0, len(kw), 4)}
+        kw = pack_hashes(held_words | pieces)
+    return Tables(kw, extra, group, held if any(held) else None, cjk)
+
+
+def fit_grouped(
+    texts: Sequence[str],
+    truth: Sequence[int] | np.ndarray,
+    groups: Sequence[str] | np.ndarray,
+    name: str,
+    tables: Tables,
+    *,
+    margin: float | None = None,
+    family: str = "",
+    tokenizer: str = "",
+    corpus: str = "",
+    tune: tuple[Sequence[str], Sequence[int]] | None = None,
+) -> Profile:
+    """The profile ``name`` fitted on ``texts`` (true counts ``truth``, one group label each) with
+    ``tables``. ``margin=None`` chooses it: on ``tune`` (texts and true counts, disjoint from
+    ``texts``) when given, the smallest that under-counts at most 1 % of them; else by leaving one
+    group out (``DEFAULT_MARGIN`` with fewer than ``MIN_GROUPS`` groups)."""
+    n = len(texts)
+    if len(truth) != n or len(groups) != n:
+        raise ValueError(f"truth and groups: expected {n} of each (one per text), got {len(truth)} and {len(groups)}")
+    t = np.asarray(truth, dtype=np.int64)
+    if not (t > 0).any():
+        raise ValueError("the corpus has no non-empty document to fit on")
+    if margin is not None and not 0 <= margin < 1:
+        raise ValueError(f"margin: must be in [0, 1), got {margin!r}")
+    g = np.asarray([str(x) for x in groups])
+    rows = np.array(features_batch(list(texts), tables.known()), dtype=np.int64).reshape(n, len(FEATURES))
+    chars = np.array([len(x) for x in texts], dtype=np.int64)
+    costs = fit_costs(rows, t, chars, g)
+    distinct = len(set(g.tolist()))
+    if margin is not None:
+        chosen_on = "given"
+    elif tune is not None:
+        margin, chosen_on = _margin_on(tune, costs, tables), f"on {len(tune[0])} tuning documents"
+    elif distinct >= MIN_GROUPS:
+        margin, chosen_on = choose_margin(rows, t, chars, g), f"leave-one-group-out over {distinct} groups"
+    else:
+        margin, chosen_on = DEFAULT_MARGIN, f"default (fewer than {MIN_GROUPS} groups to hold out)"
+    vector = fixed_point(costs, margin)
+    fit = measure(estimates(rows, vector).tolist(), t.tolist())
+    meta = {
+        "margin": margin,
+        "margin_chosen": chosen_on,
+        "method": METHOD,
+        "fit_corpus": corpus or f"{n} documents in {distinct} groups",
+        "fit": {k: round(v, 4) for k, v in fit.items()},
+        "fit_bytes": sum(len(x.encode("utf-8", "surrogatepass")) for x in texts),
+    }
+    return Profile(
+        name,
+        {f: int(min(v, MAX_COST)) for f, v in zip(FEATURES, vector)},
+        family=family or name,
+        tokenizer=tokenizer,
+        meta=meta,
+        known_words=tables.known_words,
+        char_extra=tables.char_extra,
+        digit_group=tables.digit_group,
+        punct_pairs=tables.punct_pairs,
+        cjk_pairs=tables.cjk_pairs,
+    )
+
+
+def _margin_on(tune: tuple[Sequence[str], Sequence[int]], costs: np.ndarray, tables: Tables) -> float:
+    """The smallest ``LOCO_MARGINS`` value under which ``costs`` under-count at most
+    ``LOCO_UNDER_SHARE`` of the tuning documents (the largest when none does)."""
+    texts, truth = tune
+    if len(texts) != len(truth):
+        raise ValueError(f"tune: expected {len(texts)} counts (one per text), got {len(truth)}")
+    rows = np.array(features_batch(list(texts), tables.known()), dtype=np.int64).reshape(len(texts), len(FEATURES))
+    t = np.asarray(truth, dtype=np.int64)
+    for m in LOCO_MARGINS:
+        if int(((estimates(rows, fixed_point(costs, m)) < t) & (t > 0)).sum()) <= LOCO_UNDER_SHARE * int((t > 0).sum()):
+            return m
+    return LOCO_MARGINS[-1]
