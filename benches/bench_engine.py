@@ -175,11 +175,6 @@ def test_build_1k_peer(benchmark, corpora):
 def test_build_10k_ours(benchmark, corpora):
     engine = ours(corpora["10k"])
     check(build_ours(engine, cold=True), 10_000)
-    t0 = time.perf_counter()
-    build_ours(engine, cold=True)
-    if backend() == "native":
-        # the target is 100 ms; the assertion leaves room for a loaded CI machine
-        assert time.perf_counter() - t0 < 0.5, "10k candidates should build in about 100 ms"
     benchmark(build_ours, engine, True)
 
 
