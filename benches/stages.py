@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGES = [
     # a cold build clears the engine's columns memo, so every item goes through these two
     (columns_memo, "columns_of", "columns (read from the items)"),
-    (columns_memo, "costs", "costs (estimate, rendered)"),
+    (columns_memo, "costs", "costs (estimate, rendered)"),  # another estimator's
+    (columns_memo, "byte_costs", "costs (estimate, rendered)"),  # bytes/<n>'s, straight from the columns
     (selection, "calibrate", "calibrate"),
     (dedupe_stage, "kernel", "dedupe: kernel"),  # the memo's call or kernels.dedupe
     (selection, "dedupe", "dedupe: stage (incl. kernel)"),
@@ -88,7 +89,7 @@ def breakdown(n: int, rounds: int) -> None:
     )
     print(f"  {'stage':<30} {'wall':>11} {'share':>6}  {'CPU':>11} {'share':>6}")
     staged = staged_cpu = 0.0
-    for _, _, label in STAGES:
+    for label in dict.fromkeys(label for _, _, label in STAGES):  # a label two entries share, once
         if not label.startswith("dedupe: kernel"):
             staged += spent[label]
             staged_cpu += cpu[label]

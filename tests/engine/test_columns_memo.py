@@ -88,9 +88,9 @@ def test_an_item_proposed_again_is_not_costed_again(monkeypatch: Any) -> None:
     counted: list[int] = []
     real = columns_memo._computed
 
-    def spy(todo: list[ContextItem], estimator: Any) -> Any:
+    def spy(todo: list[ContextItem], estimator: Any, *rest: Any) -> Any:
         counted.append(len(todo))
-        return real(todo, estimator)
+        return real(todo, estimator, *rest)
 
     monkeypatch.setattr(columns_memo, "_computed", spy)
     eng.configs[0].source.items[3] = ContextItem("new", "a new text", "s0", score=0.95)
@@ -102,3 +102,22 @@ def test_an_item_proposed_again_is_not_costed_again(monkeypatch: Any) -> None:
     eng._columns.clear()
     eng.build_sync("q")
     assert counted == [1, 10]  # a cleared memo costs every item again
+
+
+def test_a_gathered_assembled_by_hand_is_costed_by_its_items_names() -> None:
+    # items a caller renamed inside a ``Gathered`` of its own are rendered, so costed, with
+    # their own source name, not the source's (the costs must not take the name for granted)
+    import dataclasses
+
+    items = [ContextItem(f"k{i}", f"text number {i}", "s0", score=i / 10) for i in range(4)]
+    eng = engine([items], "cache")
+    gathered = eng.gather_sync("q")
+    long = "a-much-longer-source-name"
+    renamed = tuple(tuple(dataclasses.replace(it, source=long) for it in lst) for lst in gathered.items)
+    hand = dataclasses.replace(gathered, items=renamed)
+    window = eng.select(hand)
+    other = ContextEngine([SourceConfig(StaticSource(list(renamed[0]), name=long))], budget=10_000)
+    want = {e.id: e.tokens for e in other.build_sync("q").trace.entries}
+    got = {e.id: e.tokens for e in window.trace.entries}
+    assert got == want
+    assert got != {e.id: e.tokens for e in eng.select(gathered).trace.entries}

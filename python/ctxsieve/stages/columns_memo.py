@@ -24,7 +24,7 @@ from operator import is_not
 from typing import Any
 
 from ctxsieve.stages.candidates import ITEM_COLUMNS, Candidates, columns_of
-from ctxsieve.stages.cost import costs
+from ctxsieve.stages.cost import byte_costs, costs
 from ctxsieve.types import ContextItem
 
 
@@ -86,9 +86,10 @@ class ColumnsMemo:
         todo: list[ContextItem] = []
         for lst, plan in zip(lists, plans):
             todo += lst if plan is None else [lst[j] for j in plan]
-        fresh, fresh_cost = _computed(todo, estimator)
+        fresh, fresh_cost, fresh_history = _computed(todo, estimator)
+        history: list[bool] | None = None  # made by Candidates, unless the rows are all fresh
         if all(plan is None for plan in plans):
-            columns, cost = fresh, fresh_cost  # a cold build: nothing to reuse
+            columns, cost, history = fresh, fresh_cost, fresh_history  # a cold build: nothing to reuse
         else:
             columns, cost = _assembled(lists, plans, entries, fresh, fresh_cost)
         items: list[ContextItem] = []
@@ -100,7 +101,7 @@ class ColumnsMemo:
             ranks += [k] * len(lst)
         build = _Build(columns, cost)
         self._entries = [_Entry(lst, build, at) for lst, at in zip(lists, starts)]
-        cands = Candidates(items, ranks, names, readers, columns=columns)
+        cands = Candidates(items, ranks, names, readers, columns=columns, history=history)
         cands.tokens = cost
         return cands
 
@@ -145,10 +146,22 @@ def _assembled(
     return columns, cost
 
 
-def _computed(items: list[ContextItem], estimator: Any) -> tuple[dict[str, list[Any]], list[Any]]:
-    """The columns of ``items`` and their rendered costs, in one pass of each kind."""
+def _computed(items: list[ContextItem], estimator: Any) -> tuple[dict[str, list[Any]], list[Any], list[bool]]:
+    """The columns of ``items``, their rendered costs and which are history, in one pass of
+    each kind. With the ``bytes/<n>`` estimator the costs come straight from the columns
+    (``cost.byte_costs``), and the history column made here is the build's: the scratch
+    ``Candidates`` made for ``costs`` built a source-name column nobody read and a history
+    column the build's ``Candidates`` built again (``Candidates.__init__`` per cold 10k build,
+    CPU: 0.73 -> 0.25-0.29 ms)."""
     cols = columns_of(items)
-    given = cols["tokens"]
-    scratch = Candidates(items, [0] * len(items), [""], columns={**cols, "tokens": list(given)})
+    history = [k == "history" for k in cols["kinds"]]
+    bpt = getattr(estimator, "bytes_per_token", None)
+    if bpt is not None:
+        c = cols
+        cost = byte_costs(items, c["texts"], c["tokens"], c["ids"], c["kinds"], c["signals"], history, estimator, bpt)
+        return cols, cost, history
+    # another estimator's ``estimate`` writes the counts into its own copy of the given ones
+    given = {**cols, "tokens": list(cols["tokens"])}
+    scratch = Candidates(items, [0] * len(items), [""], columns=given, history=history)
     costs(scratch, estimator)
-    return cols, scratch.tokens
+    return cols, scratch.tokens, history
