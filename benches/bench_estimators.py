@@ -32,7 +32,7 @@ TEXTS = [d["text"] for d in load_jsonl(Path(__file__).parent / "data" / "heldout
 def _native_tables(profile: Any) -> Any:
     """The profile's words and character tables as the native module takes them."""
     p = profile
-    return _native.KnownWords(p.known_words, p.char_extra, p.digit_group, p.punct_pairs, p.cjk_pairs)
+    return _native.KnownWords(p.known_words, p.char_extra, p.digit_group, p.punct_pairs, p.cjk_pairs, p.cjk_tokens)
 
 
 def _group(benchmark: Any) -> None:
@@ -59,7 +59,8 @@ def test_calibrated_native(benchmark: Any, threads: str) -> None:
 def test_calibrated_reference(benchmark: Any) -> None:
     profile = load_profile("o200k")
     costs = profile.cost_vector()
-    known = calibrated.KnownWords(profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs)
+    p = profile
+    known = calibrated.KnownWords(p.known_words, p.char_extra, p.digit_group, p.punct_pairs, p.cjk_pairs, p.cjk_tokens)
     head = TEXTS[:40]
     assert calibrated.estimate_reference(head, costs, known) == _native.calibrated_estimate(
         head, costs, _native_tables(profile)

@@ -1,7 +1,7 @@
 """Refit the shipped calibrated profiles on the agent corpus and the mixed corpus's fit and tune
 splits, by category (``ctxsieve.tokenizers.fit_groups``).
 
-    PYTHONPATH=python python benches/fit_profiles.py [--family cl100k ...] [--dry-run]
+    PYTHONPATH=python python benches/fit_profiles.py [--family cl100k ...] [--dry-run] [--tables-only]
 
 Each family's true counts come from its packaged tokenizer; the known-word set is the shipped
 profile's (it comes from the tokenizer's vocabulary, not from the corpus), and the character table
@@ -10,6 +10,12 @@ Weakly supported script classes cost one token a character (plus their character
 piece features at least one token each, and the margin is the smallest that
 leave-one-category-out says under-counts at most 1 % of the documents. ``any`` bounds the largest
 count of all families.
+
+``--tables-only`` keeps each profile's costs and rewrites only what comes from the tokenizer's
+vocabulary: the CJK tokens (``cjk_tokens``) and the mark-keyed words. It converts a profile written
+before ``cjk_tokens`` (its CJK tokens and their prefixes hashed into ``known_words``, with a
+``cjk_pairs`` table): those hashes leave the known-word set, except any that equal the hash of a
+word candidate of the vocabulary, which may be a real known word.
 """
 
 from __future__ import annotations
@@ -25,13 +31,21 @@ import numpy as np
 HERE = Path(__file__).parent
 PROFILES = HERE.parent / "python" / "ctxsieve" / "tokenizers" / "profiles"
 
-from ctxsieve.kernels.calibrated import FEATURES, features_batch, known_words, pack_hashes  # noqa: E402
+from ctxsieve.kernels.calibrated import (  # noqa: E402
+    FEATURES,
+    features_batch,
+    known_words,
+    pack_hashes,
+    pack_piece_tokens,
+    word_hash,
+)
 from ctxsieve.tokenizers.fit import measure  # noqa: E402
 from ctxsieve.tokenizers.fit_groups import choose_margin, estimates, fit_costs, fixed_point  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
 from ctxsieve.tokenizers.profiles import Profile, load_profile  # noqa: E402
+from ctxsieve.tokenizers.vocab import candidates  # noqa: E402
 from ctxsieve.tokenizers.vocab_chars import char_extra_table, combine, digit_group, punct_pairs  # noqa: E402
-from ctxsieve.tokenizers.vocab_pieces import piece_tables  # noqa: E402
+from ctxsieve.tokenizers.vocab_pieces import cjk_hashes, piece_tables  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "ctxsieve-bench"
 
@@ -88,35 +102,52 @@ def tables_for(name: str) -> Tables:
     return combine([t[0] for t in each], [t[1] for t in each], [t[2] for t in each])
 
 
-def pieces_for(name: str) -> tuple[set[int], bytes]:
-    """The hashes of the CJK tokens (and their prefixes) and the mark-keyed words of ``name``'s
-    tokenizer, or for ``any`` those every family holds, and the CJK tokens' pair table; cached
-    on disk."""
-    path = CACHE / f"pieces2-{name}.npz"
+Pieces = tuple[set[int], list[str], set[int]]  # mark-keyed words' hashes, CJK tokens, legacy hashes
+
+
+def pieces_for(name: str) -> Pieces:
+    """From ``name``'s tokenizer, or for ``any`` from those every family holds: the hashes of the
+    mark-keyed words, the CJK tokens, and the hashes a profile written before ``cjk_tokens``
+    held for those tokens and their prefixes, less any that equal a word candidate's (spaced or
+    bare: it may be a real known word); cached on disk."""
+    path = CACHE / f"pieces3-{name}.json"
     if path.exists():
-        z = np.load(path)
-        return set(z["hashes"].tolist()), z["pairs"].tobytes()
+        z = json.loads(path.read_text(encoding="utf-8"))
+        return set(z["marks"]), z["tokens"], set(z["legacy"])
     families = available_families() if name == "any" else [name]
-    hashes, pairs = piece_tables([packaged_tokenizer(f) for f in families])
-    assert pairs is not None, f"{name}: a packaged tokenizer cannot list its vocabulary"
+    tokenizers = [packaged_tokenizer(f) for f in families]
+    marks, tokens = piece_tables(tokenizers)
+    assert tokens is not None, f"{name}: a packaged tokenizer cannot list its vocabulary"
+    words = set()
+    for tok in tokenizers:
+        for w in candidates(tok.vocabulary()):
+            words.update((word_hash(w.encode("utf-8")), word_hash((" " + w).encode("utf-8"))))
+    legacy = cjk_hashes(tokens) - words - marks
     CACHE.mkdir(parents=True, exist_ok=True)
-    u8 = np.uint8
-    np.savez(path, hashes=np.array(sorted(hashes), dtype=np.uint32), pairs=np.frombuffer(pairs, dtype=u8))
-    return hashes, pairs
+    out = {"marks": sorted(marks), "tokens": sorted(tokens), "legacy": sorted(legacy)}
+    path.write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+    return marks, sorted(tokens), legacy
 
 
 def known_hashes(name: str) -> bytes:
-    """The shipped profile's known words with the hashes of ``pieces_for(name)``."""
+    """The shipped profile's known words with the hashes of the mark-keyed words, without those a
+    profile written before ``cjk_tokens`` held for its CJK tokens."""
     words = load_profile(name).known_words or b""
     held = {int.from_bytes(words[i : i + 4], "little") for i in range(0, len(words), 4)}
-    return pack_hashes(held | pieces_for(name)[0])
+    marks, _, legacy = pieces_for(name)
+    return pack_hashes((held - legacy) | marks)
+
+
+def piece_tokens(name: str) -> bytes:
+    """``name``'s ``cjk_tokens`` table."""
+    return pack_piece_tokens(pieces_for(name)[1])
 
 
 def family_rows(name: str, texts: list[str]) -> tuple[np.ndarray, Tables]:
     """The feature rows of ``texts`` with ``known_hashes(name)``, ``name``'s tables and its CJK
-    pair table."""
+    tokens."""
     tables = tables_for(name)
-    known = known_words(known_hashes(name), *tables, pieces_for(name)[1])
+    known = known_words(known_hashes(name), *tables, None, piece_tokens(name))
     return np.array(features_batch(texts, known), dtype=np.int64), tables
 
 
@@ -149,7 +180,24 @@ def fit_family(name: str, texts: list[str], truth: np.ndarray, cats: np.ndarray)
         char_extra=table,
         digit_group=group,
         punct_pairs=pairs,
-        cjk_pairs=pieces_for(name)[1],
+        cjk_tokens=piece_tokens(name),
+    )
+
+
+def tables_only(name: str) -> Profile:
+    """The shipped profile with its costs and figures, and this version's vocabulary tables."""
+    old = load_profile(name)
+    return Profile(
+        name,
+        old.costs,
+        family=old.family,
+        tokenizer=old.tokenizer,
+        meta=old.meta,
+        known_words=known_hashes(name),
+        char_extra=old.char_extra,
+        digit_group=old.digit_group,
+        punct_pairs=old.punct_pairs,
+        cjk_tokens=piece_tokens(name),
     )
 
 
@@ -157,7 +205,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", action="append", help="only these profiles (default: every family and any)")
     parser.add_argument("--dry-run", action="store_true", help="print the figures, write nothing")
+    parser.add_argument("--tables-only", action="store_true", help="keep the costs, rewrite the vocabulary tables")
     args = parser.parse_args(argv)
+    if args.tables_only:
+        for name in args.family or [*available_families(), "any"]:
+            profile = tables_only(name)
+            n = len(profile.known_words or b"") // 4
+            print(f"{name}: {n} known words, {len(pieces_for(name)[1])} CJK tokens", file=sys.stderr)
+            if not args.dry_run:
+                text = json.dumps(profile.to_json(), indent=2) + "\n"
+                (PROFILES / f"{name}.json").write_text(text, encoding="utf-8")
+        return 0
     docs = fit_corpus()
     texts = [d["text"] for d in docs]
     cats = np.array([d["category"] for d in docs])

@@ -25,7 +25,9 @@ mod known;
 mod tests;
 
 pub use features::features;
-pub use known::{piece_pair_bit, prefix_hash, word_hash, KnownWords, TableError};
+pub use known::{
+    piece_pair_bit, piece_step, prefix_hash, word_hash, KnownWords, PieceTable, TableError,
+};
 
 pub const NUM_FEATURES: usize = 37;
 pub const SCALE: u128 = 1000;
@@ -83,6 +85,13 @@ pub const MAX_PIECE_CHARS: usize = 8;
 /// stays in cache): a `cjk_piece` looks a run up only where the pair's bit is set.
 pub const PIECE_PAIR_BITS: u32 = 19;
 pub const PIECE_PAIR_TABLE_BYTES: usize = 1 << (PIECE_PAIR_BITS - 3);
+/// The hash of a run of piece characters that a `cjk_tokens` table keys on (`piece_step`), and
+/// the two flags beside a prefix's fingerprint (see `known::PieceTable`).
+pub const PIECE_HASH_SEED: u64 = 0x243F_6A88_85A3_08D3;
+pub const PIECE_HASH_MULT: u64 = 0x9E37_79B9_7F4A_7C15;
+pub const PIECE_FINGERPRINT_BITS: u32 = 30;
+pub const PIECE_TOKEN: u32 = 1;
+pub const PIECE_LONGER: u32 = 2;
 
 /// Why a cost vector was refused; `Display` gives the reference's message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -48,13 +48,14 @@ pub struct PyKnownWords {
 #[pymethods]
 impl PyKnownWords {
     #[new]
-    #[pyo3(signature = (hashes, char_extra=None, digit_group=None, punct_pairs=None, cjk_pairs=None))]
+    #[pyo3(signature = (hashes, char_extra=None, digit_group=None, punct_pairs=None, cjk_pairs=None, cjk_tokens=None))]
     fn new(
         hashes: &Bound<'_, PyAny>,
         char_extra: Option<&Bound<'_, PyAny>>,
         digit_group: Option<&Bound<'_, PyAny>>,
         punct_pairs: Option<&Bound<'_, PyAny>>,
         cjk_pairs: Option<&Bound<'_, PyAny>>,
+        cjk_tokens: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let bytes = hashes.cast::<PyBytes>().map_err(|_| {
             PyTypeError::new_err(format!(
@@ -134,6 +135,21 @@ impl PyKnownWords {
                 piece_pairs.as_ref().map(|p| p.as_bytes()),
             )
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // after every other table, as the reference checks it
+        let inner = match cjk_tokens.filter(|t| !t.is_none()) {
+            None => inner,
+            Some(t) => {
+                let t = t.cast::<PyBytes>().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "known words: cjk_tokens: expected bytes or None, got {}",
+                        type_name(t)
+                    ))
+                })?;
+                inner
+                    .with_piece_tokens(t.as_bytes())
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?
+            }
+        };
         Ok(Self { inner })
     }
 

@@ -290,9 +290,27 @@ fn set(words: &[&str], tokens: &[&str]) -> KnownWords {
     KnownWords::from_le_bytes(&bytes).unwrap()
 }
 
+/// The legacy `cjk_pairs` table of `tokens`.
+fn pair_table(tokens: &[&str]) -> Vec<u8> {
+    let mut pairs = vec![0u8; PIECE_PAIR_TABLE_BYTES];
+    for t in tokens {
+        let c: Vec<u32> = t.chars().map(u32::from).collect();
+        let bit = piece_pair_bit(c[0], c[1]);
+        pairs[bit >> 3] |= 1 << (bit & 7);
+    }
+    pairs
+}
+
 #[test]
 fn cjk_pieces_are_the_longest_held_tokens() {
-    let k = set(&["x"], &["中文", "中文字", "한국"]);
+    // a profile written before cjk_tokens: its tokens hashed into the set, with cjk_pairs
+    let tokens = ["中文", "中文字", "한국"];
+    let bare = set(&["x"], &tokens);
+    // without a pair table the set cuts no pieces (no profile written so holds CJK tokens)
+    assert_eq!(features("中文字典".as_bytes(), Some(&bare))[CJK_PIECE], 4);
+    let k = bare
+        .with_tables(None, 0, None, Some(&pair_table(&tokens)))
+        .unwrap();
     let f = |t: &str| features(t.as_bytes(), Some(&k))[CJK_PIECE];
     // 中文字 is one token; 典 is alone; "中文" then a character no token continues
     assert_eq!(f("中文字典"), 2);
@@ -340,4 +358,67 @@ fn a_mark_before_a_word_keys_its_lookup() {
         features(&[0x80, b'w', b'o', b'r', b'd'], Some(&k))[KNOWN_WORD],
         1
     );
+}
+
+fn fingerprint(t: &str) -> u32 {
+    let h = t
+        .chars()
+        .fold(PIECE_HASH_SEED, |h, c| piece_step(h, u32::from(c)));
+    (h >> (64 - PIECE_FINGERPRINT_BITS)) as u32
+}
+
+#[test]
+fn cjk_tokens_cut_like_the_legacy_set() {
+    // the reference's value (tests/tokenizers/test_calibrated_pieces.py)
+    assert_eq!(fingerprint("中文"), 619_801_734);
+    let tokens = "中文\n中文字\n한국";
+    let k = KnownWords::from_le_bytes(&[])
+        .unwrap()
+        .with_piece_tokens(tokens.as_bytes())
+        .unwrap();
+    let f = |t: &str| features(t.as_bytes(), Some(&k))[CJK_PIECE];
+    assert_eq!(f("中文字典"), 2);
+    assert_eq!(f("中文典"), 2);
+    assert_eq!(f("中文x中"), 2);
+    assert_eq!(f("한국어 한"), 3);
+    assert_eq!(features("中文字典".as_bytes(), Some(&k))[CHAR_EXTRA], 2);
+    // two strings of equal fingerprints share their flags (a collision found by search)
+    let (a, b) = ("冞籺榘荘", "犳特朙霄");
+    assert_eq!(fingerprint(a), fingerprint(b));
+    let both = format!("{a}\n{b}中");
+    let k = KnownWords::default()
+        .with_piece_tokens(both.as_bytes())
+        .unwrap();
+    assert_eq!(features(b.as_bytes(), Some(&k))[CJK_PIECE], 1);
+    assert_eq!(features("犳特朙霉".as_bytes(), Some(&k))[CJK_PIECE], 4);
+    // truncated sequences never panic
+    let _ = features(&[0xE4, 0xB8, 0xAD, 0xE6, 0x96], Some(&k));
+    let _ = features(&[0xE4, 0xB8, 0xAD, 0xEA], Some(&k));
+}
+
+#[test]
+fn cjk_token_errors_mirror_the_reference() {
+    let err = |data: &[u8]| {
+        KnownWords::default()
+            .with_piece_tokens(data)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(b"\xff"),
+        "known words: cjk_tokens: not UTF-8 (at byte 0)"
+    );
+    assert_eq!(
+        err("中文\nab".as_bytes()),
+        "known words: cjk_tokens: token 1: expected 2 to 8 characters of U+3000-U+9FFF or U+AC00-U+D7A3, one token a line"
+    );
+    let legacy = KnownWords::default()
+        .with_tables(None, 0, None, Some(&vec![0; PIECE_PAIR_TABLE_BYTES]))
+        .unwrap();
+    assert!(legacy
+        .with_piece_tokens("中文".as_bytes())
+        .unwrap_err()
+        .to_string()
+        .starts_with("known words: cjk_pairs: not with cjk_tokens"));
+    assert!(KnownWords::default().with_piece_tokens(b"").is_ok());
 }

@@ -1,6 +1,10 @@
 """The lookups that see past one character (issue 16): CJK runs cut into the longest tokens a
 tokenizer holds (``cjk_piece``), words keyed with the mark before them (``"\\u00a0word"``), two-byte
-non-letters ending a word, and words looked up and not found (``unknown_word``), on both backends."""
+non-letters ending a word, and words looked up and not found (``unknown_word``), on both backends.
+
+The CJK tokens come in two layouts: ``cjk_tokens`` (the tokens themselves, their table built on
+load) and, in profiles written before it, their hashes in the known-word set with a ``cjk_pairs``
+table ("legacy" below), still read as before."""
 
 from __future__ import annotations
 
@@ -11,7 +15,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ctxsieve.kernels import calibrated as ref
-from ctxsieve.tokenizers.vocab_pieces import cjk_hashes, cjk_pair_table, cjk_tokens, mark_word_keys, piece_tables
+from ctxsieve.tokenizers.vocab_pieces import (
+    cjk_hashes,
+    cjk_pair_table,
+    cjk_tokens,
+    decode_tokens,
+    encode_tokens,
+    mark_word_keys,
+    piece_tables,
+)
 
 native: Any = pytest.importorskip("ctxsieve._native")
 
@@ -25,8 +37,15 @@ def held(words: list[str], tokens: list[str]) -> bytes:
 
 
 def both(words: list[str], tokens: list[str], pairs: bytes | None = None) -> tuple[Any, ref.KnownWords]:
+    """Legacy sets: the tokens' hashes in the set, the pairs in ``cjk_pairs``."""
     packed = held(words, tokens)
     return native.KnownWords(packed, None, 0, None, pairs), ref.KnownWords(packed, None, 0, None, pairs)
+
+
+def both_tokens(words: list[str], tokens: list[str]) -> tuple[Any, ref.KnownWords]:
+    """Sets with a ``cjk_tokens`` table."""
+    packed, table = held(words, []), ref.pack_piece_tokens(tokens)
+    return native.KnownWords(packed, None, 0, None, None, table), ref.KnownWords(packed, None, 0, None, None, table)
 
 
 def native_features(texts: list[str], known: Any) -> list[list[int]]:
@@ -68,9 +87,10 @@ def test_pieces_agree_on_both_backends(texts: list[str], tokens: list[str], pair
 
 
 def test_the_pair_table_gates_the_lookup() -> None:
-    """A piece extends past its first character only where the pair table says a token may
-    start (the native pass then skips the large set's probe), on both backends."""
-    for pairs, want in ((cjk_pair_table([]), 4), (cjk_pair_table(["中文"]), 2), (None, 2)):
+    """Legacy: a piece extends past its first character only where the pair table says a token
+    may start (the native pass then skips the large set's probe), on both backends; a set
+    without a pair table cuts no pieces (no profile written so holds CJK tokens)."""
+    for pairs, want in ((cjk_pair_table([]), 4), (cjk_pair_table(["中文"]), 2), (None, 4)):
         theirs, ours = both([], ["中文", "中文字"], pairs)
         assert native_features(["中文字典"], theirs)[0][ref.CJK_PIECE] == want
         assert ref.features("中文字典", ours)[ref.CJK_PIECE] == want
@@ -91,8 +111,12 @@ def test_pair_table_errors_agree(pairs: Any, error: type[Exception], match: str)
     assert str(theirs.value) == str(ours.value)
 
 
-def test_cjk_runs_are_cut_into_the_longest_held_tokens() -> None:
-    k = ref.KnownWords(held([], TOKENS))
+@pytest.mark.parametrize("layout", ["tokens", "legacy"])
+def test_cjk_runs_are_cut_into_the_longest_held_tokens(layout: str) -> None:
+    if layout == "tokens":
+        k = ref.KnownWords(b"", cjk_tokens=ref.pack_piece_tokens(TOKENS))
+    else:
+        k = ref.KnownWords(held([], TOKENS), cjk_pairs=cjk_pair_table(TOKENS))
     pieces = [ref.features(t, k)[ref.CJK_PIECE] for t in ("中文字典", "中文典", "日本語です", "한국어 한", "中")]
     # 中文字|典, 中文|典, 日本語|です, 한국어| |한, 中
     assert pieces == [2, 2, 2, 2, 1]
@@ -142,6 +166,116 @@ def test_mark_keys_are_what_the_tokenizer_holds(family: str) -> None:
     (base,) = tok.count(["\n"])
     assert all(n - base == 1 for n in tok.count(["\n" + k for k in sorted(keys)]))
     assert "\u00a0the" not in keys  # every family spends two tokens on it
-    hashes, pairs = piece_tables([tok])
-    assert hashes >= {ref.word_hash(k.encode()) for k in keys}
-    assert pairs is not None and len(pairs) == ref.PIECE_PAIR_TABLE_BYTES
+    hashes, tokens = piece_tables([tok])
+    assert hashes == {ref.word_hash(k.encode()) for k in keys}
+    assert tokens == cjk_tokens(tok.vocabulary())
+
+
+# --- the cjk_tokens table ---
+
+PIECE_CHARS = st.one_of(
+    st.characters(min_codepoint=0x3000, max_codepoint=0x9FFF),
+    st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),
+)
+RANDOM_TOKENS = st.lists(st.text(PIECE_CHARS, min_size=2, max_size=ref.MAX_PIECE_CHARS), max_size=30)
+
+
+@given(st.data(), RANDOM_TOKENS)
+def test_piece_tokens_agree_on_both_backends(data: Any, tokens: list[str]) -> None:
+    """Random CJK tokens; texts made of them, their prefixes and extensions, other piece
+    characters, astral characters, lone surrogates and other scripts."""
+    pieces = [t[:k] for t in tokens for k in range(1, len(t) + 1)] or ["中"]
+    part = st.one_of(
+        st.sampled_from(pieces),
+        st.sampled_from(tokens or ["中文"]).map(lambda t: t + "字"),
+        PIECE_CHARS,
+        st.sampled_from(PARTS),
+        st.characters(min_codepoint=0x10000),
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+        st.characters(codec=None),
+    )
+    texts = data.draw(st.lists(st.lists(part, max_size=40).map("".join), max_size=6))
+    theirs, ours = both_tokens(WORDS, tokens)
+    assert native_features(texts, theirs) == [ref.features(t, ours) for t in texts]
+    # the legacy layout of the same tokens cuts the same pieces (barring hash collisions, which
+    # a few dozen tokens do not meet)
+    old_theirs, old_ours = both(WORDS, tokens, cjk_pair_table(tokens) if tokens else None)
+    if tokens:
+        assert [ref.features(t, old_ours) for t in texts] == [ref.features(t, ours) for t in texts]
+        assert native_features(texts, old_theirs) == native_features(texts, theirs)
+
+
+# two 4-character strings whose piece_step fingerprints are equal (found by a birthday search):
+# a table holding one as a token gives the other a token's flag, on both backends alike, which
+# an independent hash on either side would not
+COLLIDING = ("冞籺榘荘", "犳特朙霄")
+
+
+def test_the_fingerprint_is_the_same_on_both_backends() -> None:
+    a, b = COLLIDING
+    assert ref.piece_fingerprint(a) == ref.piece_fingerprint(b) and a != b
+    assert ref.piece_fingerprint("中文") == 619801734  # the Rust unit test checks the same value
+    # b + "中" makes b's prefixes held (not b itself); a makes a's fingerprint, b's too, a token
+    theirs, ours = both_tokens([], [a, b + "中"])
+    texts = [a, b, b[:3] + "霉", "犳特朙"]
+    want = [1, 1, 4, 3]  # b is one piece by the collision; its neighbours are not
+    assert [ref.features(t, ours)[ref.CJK_PIECE] for t in texts] == want
+    assert [row[ref.CJK_PIECE] for row in native_features(texts, theirs)] == want
+    entries = ref.piece_entries([a, b + "中"])
+    assert entries[ref.piece_fingerprint(b)] == ref.PIECE_TOKEN | ref.PIECE_LONGER
+
+
+def test_piece_flags_say_token_and_longer() -> None:
+    entries = ref.piece_entries(["中文", "中文字典"])
+    fp = ref.piece_fingerprint
+    assert entries == {
+        fp("中文"): ref.PIECE_TOKEN | ref.PIECE_LONGER,
+        fp("中文字"): ref.PIECE_LONGER,
+        fp("中文字典"): ref.PIECE_TOKEN,
+    }
+    # 中文字 is held as a prefix only: 中文|字
+    theirs, ours = both_tokens([], ["中文", "中文字典"])
+    for text, want in (("中文字", 2), ("中文字典", 1), ("中文字典典", 2), ("中文中文", 2)):
+        assert ref.features(text, ours)[ref.CJK_PIECE] == want
+        assert native_features([text], theirs)[0][ref.CJK_PIECE] == want
+    # an empty table cuts no pieces; tokens of eight characters are the longest looked for
+    theirs, ours = both_tokens([], [])
+    assert ref.features("中文", ours)[ref.CJK_PIECE] == native_features(["中文"], theirs)[0][ref.CJK_PIECE] == 2
+    eight = "一二三四五六七八"
+    theirs, ours = both_tokens([], [eight])
+    assert (
+        ref.features(eight + "九", ours)[ref.CJK_PIECE]
+        == native_features([eight + "九"], theirs)[0][ref.CJK_PIECE]
+        == 2
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "pairs", "error", "match"),
+    [
+        (b"\xff", None, ValueError, "cjk_tokens: not UTF-8 \\(at byte 0\\)"),
+        ("中文\n字".encode(), None, ValueError, "cjk_tokens: token 1: expected 2 to 8 characters"),
+        ("中文\n".encode(), None, ValueError, "cjk_tokens: token 1: expected"),
+        ("中文a".encode(), None, ValueError, "cjk_tokens: token 0: expected"),
+        ("一二三四五六七八九".encode(), None, ValueError, "cjk_tokens: token 0: expected"),
+        ("中\ud800".encode("utf-8", "surrogatepass"), None, ValueError, "cjk_tokens: not UTF-8 \\(at byte 3\\)"),
+        (bytearray(b""), None, TypeError, "cjk_tokens: expected bytes or None, got bytearray"),
+        ("中文".encode(), bytes(ref.PIECE_PAIR_TABLE_BYTES), ValueError, "cjk_pairs: not with cjk_tokens"),
+        (bytearray(b""), b"\0", ValueError, "cjk_pairs: expected 65536 bytes"),  # the pairs are checked first
+    ],
+)
+def test_piece_token_errors_agree(table: Any, pairs: Any, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match) as theirs:
+        native.KnownWords(b"", None, 0, None, pairs, table)
+    with pytest.raises(error, match=match) as ours:
+        ref.KnownWords(b"", None, 0, None, pairs, table)
+    assert str(theirs.value) == str(ours.value)
+
+
+def test_tokens_encoding_round_trips_and_refuses_junk() -> None:
+    packed = ref.pack_piece_tokens(["中文", "한국", "中文"])
+    assert packed == "中文\n한국".encode() and decode_tokens(encode_tokens(packed)) == packed
+    with pytest.raises(ValueError, match="cjk_tokens: not zlib-utf8-lines-base64 data"):
+        decode_tokens("not base64!")
+    with pytest.raises(ValueError, match="cjk_tokens: not zlib-utf8-lines-base64 data"):
+        decode_tokens(encode_tokens(packed)[:-4])

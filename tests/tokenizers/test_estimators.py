@@ -32,7 +32,9 @@ def test_shipped_profiles() -> None:
         assert profile.known_words is not None and len(profile.known_words) // 4 > 20_000
         est = get_estimator(f"calibrated:{name}")
         out = est(TEXTS)
-        tables = KnownWords(profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs)
+        tables = KnownWords(
+            profile.known_words, profile.char_extra, profile.digit_group, profile.punct_pairs, None, profile.cjk_tokens
+        )
         assert out == estimate_reference(TEXTS, profile.cost_vector(), tables)
         assert out != estimate_reference(TEXTS, profile.cost_vector())  # the known words are used
         # every shipped profile carries its tokenizer's character table, digit group and pairs

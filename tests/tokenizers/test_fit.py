@@ -91,7 +91,7 @@ def test_calibrate_command(tmp_path: Path, load_family, capsys) -> None:  # type
     assert all(e >= t for e, t in zip(est, tok.count(texts)))
     # the tokenizer's tables, as the shipped profile of the family reads them
     shipped = load_profile("cl100k")
-    for table in ("known_words", "char_extra", "digit_group", "punct_pairs", "cjk_pairs"):
+    for table in ("known_words", "char_extra", "digit_group", "punct_pairs", "cjk_pairs", "cjk_tokens"):
         assert getattr(profile, table) == getattr(shipped, table), table
 
 

@@ -66,14 +66,24 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
 * ``unknown_word``: a word looked up (as for ``known_word``) and not found. It is not one
   token, so it is at least two: the fit keeps its cost >= 1 on top of its letters'.
 * ``cjk_piece``: per run of piece characters (``is_piece_char``: U+3000-U+9FFF, Hangul syllables
-  U+AC00-U+D7A3), the pieces of a greedy cut into the longest tokens the set holds: from each
-  piece's first character, the run is extended while the set holds the text so far as a
-  token's prefix (``prefix_hash``, the tokens of 2 to ``MAX_PIECE_CHARS`` characters and their
-  prefixes, from the tokenizer's vocabulary) and the piece ends after the longest one held as a
-  token (``word_hash``); a piece extends past its first character only where the set's
-  ``cjk_pairs`` table (a bit per hashed pair, ``piece_pair_bit``) says a token may start with
-  the two characters (without a table, any may). A character inside a multi-character piece has
-  no ``char_extra``. Without a set, every character is a piece.
+  U+AC00-U+D7A3), the pieces of a greedy cut into the longest tokens of 2 to ``MAX_PIECE_CHARS``
+  characters the tokenizer holds: from each piece's first character, the run is extended while
+  some token starts with the text so far, and the piece ends after the longest one that is a
+  token. A character inside a multi-character piece has no ``char_extra``. The tokens come as
+  ``KnownWords(..., cjk_tokens=...)`` (UTF-8, one a line): their table maps the fingerprint of
+  each prefix of two characters or more (``piece_fingerprint``: the top
+  ``PIECE_FINGERPRINT_BITS`` of the ``piece_step`` hash, ``(h ^ cp) * PIECE_HASH_MULT`` mod
+  2**64 per code point from ``PIECE_HASH_SEED``) to ``PIECE_TOKEN`` (a token) and
+  ``PIECE_LONGER`` (a longer token starts with it), fingerprints that collide sharing their
+  flags (``piece_entries``); each extension reads the flags of the text so far, records a token,
+  and stops without ``PIECE_LONGER``. A piece extends past its first character only where the
+  bit of its first two characters (``piece_pair_bit``) is set in the pair table of the tokens'
+  first two characters (``piece_pair_table``). A set written before ``cjk_tokens`` holds the
+  tokens' ``word_hash`` and their prefixes' ``prefix_hash`` instead, with a ``cjk_pairs`` table
+  of the same layout: a piece extends where its pair's bit is set, while the set holds the
+  ``prefix_hash`` of the text so far, and ends after the longest whose ``word_hash`` it holds
+  (only when the set is not empty). With neither, and without a set, every character is a
+  piece.
 
 The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)``, at most
 ``limits.MAX_COUNT``, with integer costs in thousandths of a token, so both backends compute it
@@ -114,8 +124,13 @@ from ctxsieve.kernels.calibrated_classes import (
     NUM_FEATURES,
     OTHER_WS,
     PAIR_TABLE_BYTES,
+    PIECE_FINGERPRINT_BITS,
+    PIECE_HASH_MULT,
+    PIECE_HASH_SEED,
+    PIECE_LONGER,
     PIECE_PAIR_BITS,
     PIECE_PAIR_TABLE_BYTES,
+    PIECE_TOKEN,
     PUNCT,
     PUNCT_BREAK,
     PUNCT_REPEAT,
@@ -152,11 +167,17 @@ from ctxsieve.kernels.calibrated_features import classify, features
 from ctxsieve.kernels.calibrated_tables import (
     KnownWords,
     char_extra,
+    check_piece_tokens,
     check_tables,
     digit_pieces,
     holds_pair,
     pack_hashes,
+    pack_piece_tokens,
+    piece_entries,
+    piece_fingerprint,
     piece_pair_bit,
+    piece_pair_table,
+    piece_step,
     prefix_hash,
     word_hash,
 )
@@ -209,10 +230,11 @@ def known_words(
     digit_group: int = 0,
     punct_pairs: bytes | None = None,
     cjk_pairs: bytes | None = None,
+    cjk_tokens: bytes | None = None,
 ) -> Any:
     """A ``KnownWords`` set on the live backend (native when loaded, else the reference)."""
     cls = _native_fn("KnownWords")
-    return (KnownWords if cls is None else cls)(hashes, char_extra, digit_group, punct_pairs, cjk_pairs)
+    return (KnownWords if cls is None else cls)(hashes, char_extra, digit_group, punct_pairs, cjk_pairs, cjk_tokens)
 
 
 def _for_native(known: Any) -> Any:
@@ -220,7 +242,7 @@ def _for_native(known: Any) -> Any:
     is native; rebuilding a large set on every call is slow, so that is the way to make it)."""
     if isinstance(known, KnownWords):
         k = known
-        return _native_fn("KnownWords")(k.packed, k.char_extra, k.digit_group, k.punct_pairs, k.cjk_pairs)
+        return _native_fn("KnownWords")(k.packed, k.char_extra, k.digit_group, k.punct_pairs, k.cjk_pairs, k.cjk_tokens)
     return known
 
 
@@ -289,8 +311,13 @@ __all__ = [
     "NUM_FEATURES",
     "OTHER_WS",
     "PAIR_TABLE_BYTES",
+    "PIECE_FINGERPRINT_BITS",
+    "PIECE_HASH_MULT",
+    "PIECE_HASH_SEED",
+    "PIECE_LONGER",
     "PIECE_PAIR_BITS",
     "PIECE_PAIR_TABLE_BYTES",
+    "PIECE_TOKEN",
     "PUNCT",
     "PUNCT_BREAK",
     "PUNCT_REPEAT",
@@ -322,6 +349,7 @@ __all__ = [
     "char_class",
     "char_extra",
     "check_costs",
+    "check_piece_tokens",
     "check_tables",
     "classify",
     "digit_pieces",
@@ -336,7 +364,12 @@ __all__ = [
     "known_words",
     "live_estimate",
     "pack_hashes",
+    "pack_piece_tokens",
+    "piece_entries",
+    "piece_fingerprint",
     "piece_pair_bit",
+    "piece_pair_table",
+    "piece_step",
     "prefix_hash",
     "word_hash",
 ]

@@ -65,6 +65,14 @@ MAX_PIECE_CHARS = 8  # the longest CJK token a cjk_piece looks for, in character
 # native pass keeps it in cache): a cjk_piece looks a run up only where the pair's bit is set
 PIECE_PAIR_BITS = 19
 PIECE_PAIR_TABLE_BYTES = 1 << (PIECE_PAIR_BITS - 3)
+# the hash of a run of piece characters that the cjk_tokens table keys on (``piece_step``): per
+# code point one xor and one multiply, mod 2**64, from PIECE_HASH_SEED; a prefix's fingerprint
+# is the top PIECE_FINGERPRINT_BITS of its hash, stored beside two flags
+PIECE_HASH_SEED = 0x243F_6A88_85A3_08D3
+PIECE_HASH_MULT = 0x9E37_79B9_7F4A_7C15
+PIECE_FINGERPRINT_BITS = 30
+PIECE_TOKEN = 1  # the prefix is a token itself
+PIECE_LONGER = 2  # some longer token starts with it
 
 
 def _ascii_class(b: int) -> int:

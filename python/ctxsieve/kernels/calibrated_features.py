@@ -18,6 +18,9 @@ from ctxsieve.kernels.calibrated_classes import (
     MIXED_MIN,
     MIXED_RUN,
     NUM_FEATURES,
+    PIECE_HASH_SEED,
+    PIECE_LONGER,
+    PIECE_TOKEN,
     PUNCT,
     PUNCT_BREAK,
     PUNCT_REPEAT,
@@ -35,7 +38,17 @@ from ctxsieve.kernels.calibrated_classes import (
     is_piece_char,
     is_word_char,
 )
-from ctxsieve.kernels.calibrated_tables import KnownWords, char_extra, digit_pieces, holds_pair, prefix_hash, word_hash
+from ctxsieve.kernels.calibrated_tables import (
+    PIECE_FINGERPRINT_SHIFT,
+    KnownWords,
+    char_extra,
+    digit_pieces,
+    holds_pair,
+    may_start,
+    piece_step,
+    prefix_hash,
+    word_hash,
+)
 
 
 def _known_end(text: str, i: int, known: KnownWords | None) -> int:
@@ -54,13 +67,34 @@ def _known_end(text: str, i: int, known: KnownWords | None) -> int:
 
 def _piece_end(text: str, i: int, known: KnownWords) -> int:
     """The end of the ``cjk_piece`` that starts at ``i``: the longest run of at most
-    ``MAX_PIECE_CHARS`` piece characters from ``i`` that the set holds as a token, found by
-    extending while the set holds the text so far as a token's prefix; ``i + 1`` when none."""
+    ``MAX_PIECE_CHARS`` piece characters from ``i`` that the tokenizer holds as a token, found by
+    extending while some token starts with the text so far; ``i + 1`` when none.
+
+    With ``cjk_tokens`` one probe of their table per extension answers both (the flags of the
+    text so far's fingerprint), after the pairs the tokens start with. A profile written before
+    them (``cjk_pairs``, its tokens and prefixes hashed into the set) is read as it was: two
+    probes of the set per extension. Without either every character is a piece."""
     n = len(text)
     end = m = i + 1
+    if m >= n or not is_piece_char(ord(text[m])):
+        return end
+    flags = known.piece_flags
+    if flags is not None:
+        if not may_start(known.piece_pairs, ord(text[i]), ord(text[m])):
+            return end
+        h = piece_step(PIECE_HASH_SEED, ord(text[i]))
+        while m < n and m - i < MAX_PIECE_CHARS and is_piece_char(ord(text[m])):
+            h = piece_step(h, ord(text[m]))
+            m += 1
+            f = flags.get(h >> PIECE_FINGERPRINT_SHIFT, 0)
+            if f & PIECE_TOKEN:
+                end = m
+            if not f & PIECE_LONGER:
+                break
+        return end
+    if known.cjk_pairs is None or not len(known) or not may_start(known.cjk_pairs, ord(text[i]), ord(text[m])):
+        return end
     while m < n and m - i < MAX_PIECE_CHARS and is_piece_char(ord(text[m])):
-        if m == i + 1 and not known.may_start_piece(ord(text[i]), ord(text[m])):
-            break
         m += 1
         key = text[i:m].encode("utf-8")
         if prefix_hash(key) not in known:
@@ -148,7 +182,7 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
             if is_piece_char(cp):
                 # a character inside a multi-character CJK token costs no extra of its own
                 if i >= piece_end:
-                    piece_end = _piece_end(text, i, known) if look_up else i + 1  # type: ignore[arg-type]
+                    piece_end = i + 1 if known is None else _piece_end(text, i, known)
                     f[CJK_PIECE] += 1
                     if piece_end == i + 1:
                         f[CHAR_EXTRA] += char_extra(cp, table)

@@ -24,7 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, PAIR_TABLE_BYTES, features_batch, known_words, pack_hashes
+from ctxsieve.kernels.calibrated import (
+    FEATURES,
+    MAX_COST,
+    PAIR_TABLE_BYTES,
+    features_batch,
+    known_words,
+    pack_hashes,
+    pack_piece_tokens,
+)
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.fit_groups import (
     LOCO_MARGINS,
@@ -51,16 +59,16 @@ METHOD = (
 class Tables:
     """What a profile reads from its tokenizers (``Profile``'s fields of the same names)."""
 
-    known_words: bytes | None  # packed hashes: one-token words, CJK tokens and prefixes, mark keys
+    known_words: bytes | None  # packed hashes: one-token words, mark keys
     char_extra: bytes
     digit_group: int
     punct_pairs: bytes | None
-    cjk_pairs: bytes | None
+    cjk_tokens: bytes | None  # the CJK tokens, one a line (``pack_piece_tokens``)
 
     def known(self) -> Any:
         """The live backend's ``KnownWords`` of these tables."""
         kw = self.known_words or b""
-        return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, self.cjk_pairs)
+        return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, None, self.cjk_tokens)
 
 
 def tokenizer_tables(tokenizers: Sequence[Any], *, words: bool = True) -> Tables:
@@ -76,11 +84,11 @@ def tokenizer_tables(tokenizers: Sequence[Any], *, words: bool = True) -> Tables
     listed = [p if p is not None else bytes(PAIR_TABLE_BYTES) for p in pairs]
     extra, group, held = combine(extras, groups, listed)
     kw = known_word_hashes(tokenizers) if words else None
-    pieces, cjk = piece_tables(tokenizers) if kw is not None else (set(), None)
+    marks, cjk = piece_tables(tokenizers) if kw is not None else (set(), None)
     if kw is not None:
         held_words = {int.from_bytes(kw[i : i + 4], "little") for i in range(0, len(kw), 4)}
-        kw = pack_hashes(held_words | pieces)
-    return Tables(kw, extra, group, held if any(held) else None, cjk)
+        kw = pack_hashes(held_words | marks)
+    return Tables(kw, extra, group, held if any(held) else None, None if cjk is None else pack_piece_tokens(cjk))
 
 
 def fit_grouped(
@@ -141,7 +149,7 @@ def fit_grouped(
         char_extra=tables.char_extra,
         digit_group=tables.digit_group,
         punct_pairs=tables.punct_pairs,
-        cjk_pairs=tables.cjk_pairs,
+        cjk_tokens=tables.cjk_tokens,
     )
 
 

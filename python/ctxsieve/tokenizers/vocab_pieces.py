@@ -6,9 +6,12 @@ estimator that see past one character (``ctxsieve.kernels.calibrated``):
   such characters greedily into the longest tokens of this set (``cjk_piece``): a tokenizer that
   merges a common Simplified Chinese word into one token and a rare Traditional one not at all
   gives one piece for the first and two or more for the second, which no cost per character can
-  tell apart. The set holds each token (``word_hash``) and each of its prefixes of two characters
-  or more (``prefix_hash``, the token included), so the greedy cut stops extending at the first
-  prefix no token has.
+  tell apart. A profile stores the tokens themselves (``cjk_tokens``, ``encode_tokens``); the
+  estimator builds its table of their prefixes when it loads them (``KnownWords``). Profiles
+  written before held them as hashes in the known-word set instead, each token (``word_hash``)
+  and each of its prefixes of two characters or more (``prefix_hash``), with a ``cjk_pairs``
+  table (``cjk_hashes``, ``cjk_pair_table``: that layout is still read, and built here only to
+  take those hashes out of an old set).
 * ``mark_word_keys(tok, vocabulary)``: the words that follow a mark a byte-level pre-tokenizer
   joins to them (``is_mark_before_word``: U+00A0, curly quotes, zero-width characters, ...) and
   that the tokenizer still encodes, mark included, as one token. Without one, ``"\\u00a0word"``
@@ -19,20 +22,25 @@ Both come from the tokenizer's own vocabulary, counted at fit time; nothing from
 
 from __future__ import annotations
 
+import base64
+import binascii
+import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ctxsieve.kernels.calibrated import (
     MAX_PIECE_CHARS,
-    PIECE_PAIR_TABLE_BYTES,
     is_mark_before_word,
     is_piece_char,
     is_word_char,
-    piece_pair_bit,
+    piece_pair_table,
     prefix_hash,
     word_hash,
 )
 from ctxsieve.tokenizers.base import Tokenizer
+
+TOKENS_ENCODING = "zlib-utf8-lines-base64"
+MAX_TOKENS_BYTES = 64 << 20  # a profile's cjk_tokens inflating to more is refused (a zip bomb)
 
 
 def cjk_tokens(vocabulary: Iterable[str]) -> set[str]:
@@ -42,7 +50,8 @@ def cjk_tokens(vocabulary: Iterable[str]) -> set[str]:
 
 def cjk_hashes(tokens: Iterable[str]) -> set[int]:
     """Each token's ``word_hash`` and the ``prefix_hash`` of each of its prefixes of two
-    characters or more."""
+    characters or more: what a profile written before ``cjk_tokens`` held in its known-word set
+    (``benches/fit_profiles.py --tables-only`` takes them out)."""
     out = set()
     for t in tokens:
         out.add(word_hash(t.encode("utf-8")))
@@ -51,13 +60,10 @@ def cjk_hashes(tokens: Iterable[str]) -> set[int]:
 
 
 def cjk_pair_table(tokens: Iterable[str]) -> bytes:
-    """The ``cjk_pairs`` table of ``tokens``: the bit of each token's first two characters
-    (``piece_pair_bit``), so the estimator probes the large set only where a token may start."""
-    bits = bytearray(PIECE_PAIR_TABLE_BYTES)
-    for t in tokens:
-        bit = piece_pair_bit(ord(t[0]), ord(t[1]))
-        bits[bit >> 3] |= 1 << (bit & 7)
-    return bytes(bits)
+    """The ``cjk_pairs`` table of a profile written before ``cjk_tokens``: the bit of each
+    token's first two characters (``piece_pair_bit``; the table ``KnownWords`` now builds from
+    ``cjk_tokens`` itself, ``piece_pair_table``)."""
+    return piece_pair_table(tokens)
 
 
 def mark_word_keys(tok: Tokenizer, vocabulary: Iterable[str]) -> set[str]:
@@ -76,10 +82,11 @@ def mark_word_keys(tok: Tokenizer, vocabulary: Iterable[str]) -> set[str]:
     return {t for t, n in zip(found, tok.count(["\n" + t for t in found])) if n - base == 1}
 
 
-def piece_tables(tokenizers: Sequence[Any]) -> tuple[set[int], bytes | None]:
-    """The hashes of both sets for a profile of ``tokenizers`` (the sequences every one of them
-    holds as one token, so a profile bounding several stays an upper bound) and the CJK tokens'
-    ``cjk_pair_table``; nothing when one cannot list its vocabulary."""
+def piece_tables(tokenizers: Sequence[Any]) -> tuple[set[int], set[str] | None]:
+    """For a profile of ``tokenizers`` (the sequences every one of them holds as one token, so a
+    profile bounding several stays an upper bound): the hashes of the mark-keyed words, for the
+    known-word set, and the CJK tokens (``cjk_tokens``); nothing when one cannot list its
+    vocabulary."""
     cjk: set[str] | None = None
     marks: set[str] | None = None
     for tok in tokenizers:
@@ -91,4 +98,23 @@ def piece_tables(tokenizers: Sequence[Any]) -> tuple[set[int], bytes | None]:
         cjk, marks = (c, m) if cjk is None or marks is None else (cjk & c, marks & m)
     if cjk is None or marks is None:
         return set(), None
-    return cjk_hashes(cjk) | {word_hash(t.encode("utf-8")) for t in marks}, cjk_pair_table(cjk)
+    return {word_hash(t.encode("utf-8")) for t in marks}, cjk
+
+
+def encode_tokens(packed: bytes) -> str:
+    """A ``cjk_tokens`` table (``pack_piece_tokens``) as a profile stores it."""
+    return base64.b64encode(zlib.compress(packed, 9)).decode("ascii")
+
+
+def decode_tokens(data: str) -> bytes:
+    """``encode_tokens`` undone; ``ValueError`` naming the field for anything that is not."""
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(base64.b64decode(data.encode("ascii"), validate=True), MAX_TOKENS_BYTES + 1)
+    except (binascii.Error, zlib.error, UnicodeEncodeError) as exc:
+        raise ValueError(f"cjk_tokens: not {TOKENS_ENCODING} data ({exc})") from None
+    if len(raw) > MAX_TOKENS_BYTES:
+        raise ValueError(f"cjk_tokens: more than {MAX_TOKENS_BYTES} bytes after decompression")
+    if not inflate.eof or inflate.unused_data:
+        raise ValueError(f"cjk_tokens: not {TOKENS_ENCODING} data (truncated, or data after the stream)")
+    return raw

@@ -5,7 +5,12 @@ Each file holds ``name``, ``family``, ``tokenizer`` (the file it was fitted agai
 ``margin`` (how it was fitted), ``fit`` (figures on the fitting corpus) and, optionally,
 ``known_words``: the hashes of the words the tokenizer encodes as one token
 (``{"count": n, "encoding": "zlib-delta-u32le-base64", "data": ...}``, see
-``ctxsieve.tokenizers.vocab``). Features missing from ``costs`` cost 0. ``ctxsieve calibrate``
+``ctxsieve.tokenizers.vocab``), and the character tables ``char_extra``, ``digit_group``,
+``punct_pairs`` and ``cjk_tokens`` (the tokenizer's CJK tokens of 2 to 8 characters, one a line:
+``{"count": n, "encoding": "zlib-utf8-lines-base64", "data": ...}``, see
+``ctxsieve.tokenizers.vocab_pieces``). A profile written before ``cjk_tokens`` may hold
+``cjk_pairs`` instead, its CJK tokens hashed into ``known_words``: it is read as it was written
+and estimates as before (at the old speed). Features missing from ``costs`` cost 0. ``ctxsieve calibrate``
 writes files of the same shape; ``load_profile`` accepts a shipped name or a path to such a file.
 
 >>> p = load_profile("any")
@@ -22,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from ctxsieve.errors import ConfigError
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, check_tables, known_words
+from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, check_piece_tokens, check_tables, known_words
 from ctxsieve.tokenizers.vocab import ENCODING, decode_hashes, encode_hashes
 from ctxsieve.tokenizers.vocab_chars import CJK_PAIRS, PAIRS, TABLE_ENCODING, decode_table, encode_table
+from ctxsieve.tokenizers.vocab_pieces import TOKENS_ENCODING, decode_tokens, encode_tokens
 
 _HERE = Path(__file__).parent
 
@@ -43,8 +49,11 @@ class Profile:
     digit_group: int = 0  # digits per pre-tokenizer piece (0: a whole run is one)
     # the pairs of ASCII marks some token holds side by side (``KnownWords.punct_pairs``), or None
     punct_pairs: bytes | None = field(default=None, compare=False, repr=False)
-    # the hashed pairs of CJK characters that start a multi-character token (``cjk_pairs``), or None
+    # the hashed pairs of CJK characters that start a multi-character token (``cjk_pairs``) of a
+    # profile written before ``cjk_tokens``, or None
     cjk_pairs: bytes | None = field(default=None, compare=False, repr=False)
+    # the CJK tokens of 2 to 8 characters, UTF-8, one a line (``KnownWords.cjk_tokens``), or None
+    cjk_tokens: bytes | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         kw = self.known_words
@@ -54,11 +63,11 @@ class Profile:
     def tables(self) -> Any:
         """The live backend's ``KnownWords`` for this profile (words and character tables), or
         None when it has neither."""
-        tables = (self.char_extra, self.punct_pairs, self.cjk_pairs)
+        tables = (self.char_extra, self.punct_pairs, self.cjk_pairs, self.cjk_tokens)
         if self.known_words is None and all(t is None for t in tables) and not self.digit_group:
             return None
         kw = self.known_words or b""
-        return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, self.cjk_pairs)
+        return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, self.cjk_pairs, self.cjk_tokens)
 
     def cost_vector(self) -> list[int]:
         return [self.costs.get(f, 0) for f in FEATURES]
@@ -83,6 +92,9 @@ class Profile:
             out["punct_pairs"] = {"encoding": TABLE_ENCODING, "data": encode_table(self.punct_pairs)}
         if self.cjk_pairs is not None:
             out["cjk_pairs"] = {"encoding": TABLE_ENCODING, "data": encode_table(self.cjk_pairs)}
+        if self.cjk_tokens is not None:
+            count = len(self.cjk_tokens.split(b"\n")) if self.cjk_tokens else 0
+            out["cjk_tokens"] = {"count": count, "encoding": TOKENS_ENCODING, "data": encode_tokens(self.cjk_tokens)}
         return out
 
 
@@ -111,9 +123,11 @@ def profile_from_json(data: Any, where: str) -> Profile:
         "digit_group",
         "punct_pairs",
         "cjk_pairs",
+        "cjk_tokens",
     )
     meta = {k: v for k, v in data.items() if k not in own}
     char_extra, digit_group, pairs, cjk_pairs = _tables(data, where)
+    cjk_tokens = _cjk_tokens(data.get("cjk_tokens"), cjk_pairs, where)
     return Profile(
         str(data.get("name", where)),
         costs,
@@ -125,6 +139,7 @@ def profile_from_json(data: Any, where: str) -> Profile:
         digit_group,
         pairs,
         cjk_pairs,
+        cjk_tokens,
     )
 
 
@@ -147,6 +162,29 @@ def _tables(data: dict[str, Any], where: str) -> tuple[bytes | None, int, bytes 
         return check_tables(extra, data.get("digit_group", 0), pairs, cjk)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"profile {where}: {exc}") from None
+
+
+def _cjk_tokens(spec: Any, cjk_pairs: bytes | None, where: str) -> bytes | None:
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get("encoding") != TOKENS_ENCODING or not isinstance(spec.get("data"), str):
+        raise ConfigError(
+            f"profile {where}: 'cjk_tokens' must be an object with encoding {TOKENS_ENCODING!r} and 'data'"
+        )
+    try:
+        packed = decode_tokens(spec["data"])
+        tokens = check_piece_tokens(packed)
+    except ValueError as exc:
+        raise ConfigError(f"profile {where}: {exc}") from None
+    count = spec.get("count")
+    if count is not None and count != len(tokens):
+        raise ConfigError(f"profile {where}: cjk_tokens: 'count' says {count!r}, the data holds {len(tokens)}")
+    if cjk_pairs is not None:
+        raise ConfigError(
+            f"profile {where}: 'cjk_pairs' and 'cjk_tokens' together: cjk_pairs is the CJK table of profiles "
+            "written before cjk_tokens (the pair table is now built from the tokens); delete 'cjk_pairs'"
+        )
+    return packed
 
 
 def _known_words(spec: Any, where: str) -> bytes | None:
