@@ -24,9 +24,6 @@ True
 
 from __future__ import annotations
 
-import base64
-import binascii
-import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -34,6 +31,7 @@ import numpy as np
 
 from ctxsieve.kernels.calibrated import is_word_char, pack_hashes, word_hash
 from ctxsieve.tokenizers.base import Tokenizer
+from ctxsieve.tokenizers.packed import deflate, inflate_bounded
 
 ENCODING = "zlib-delta-u32le-base64"
 # what precedes a bare word in the check (see the module docstring for why only a newline)
@@ -94,21 +92,17 @@ def encode_hashes(hashes: Iterable[int]) -> str:
             raise ValueError(f"known words: a hash must be an int in [0, 2**32), got {h!r}")
     values = np.unique(np.array(listed, dtype=np.uint64)).astype(np.uint32)
     deltas = np.diff(values, prepend=np.uint32(0)).astype("<u4")
-    return base64.b64encode(zlib.compress(deltas.tobytes(), 9)).decode("ascii")
+    return deflate(deltas.tobytes())
 
 
 def decode_hashes(data: str) -> bytes:
     """``encode_hashes`` undone: the packed little-endian u32 hashes ``KnownWords`` takes.
     Raises ``ValueError`` for data that is not exactly such an encoding."""
     limit = 4 * MAX_WORDS
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(base64.b64decode(data.encode("ascii"), validate=True), limit + 1)
-    except (binascii.Error, zlib.error, UnicodeEncodeError) as exc:
-        raise ValueError(f"known words: not {ENCODING} data ({exc})") from None
+    raw, whole = inflate_bounded(data, limit, "known words", ENCODING)
     if len(raw) > limit:
         raise ValueError(f"known words: more than {MAX_WORDS} hashes")
-    if not inflate.eof or inflate.unused_data:
+    if not whole:
         raise ValueError(f"known words: not {ENCODING} data (truncated, or bytes after the stream)")
     if len(raw) % 4:
         raise ValueError(f"known words: {len(raw)} bytes after decompression, not a multiple of 4")

@@ -28,11 +28,8 @@ Stored in a profile as ``encode_table``: zlib-compressed, base64-encoded.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
 import random
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -45,6 +42,7 @@ from ctxsieve.kernels.calibrated import (
     PIECE_PAIR_TABLE_BYTES,
 )
 from ctxsieve.tokenizers.base import Tokenizer
+from ctxsieve.tokenizers.packed import deflate, inflate_bounded
 
 TABLE_ENCODING = "zlib-base64"
 
@@ -110,18 +108,14 @@ def combine(tables: Sequence[bytes], groups: Sequence[int], pairs: Sequence[byte
 
 
 def encode_table(table: bytes) -> str:
-    return base64.b64encode(zlib.compress(table, 9)).decode("ascii")
+    return deflate(table)
 
 
 def decode_table(data: str, what: str = "char_extra", size: int = EXTRA_TABLE_BYTES) -> bytes:
     """``encode_table`` undone; ``ValueError`` for anything that is not exactly one table of
     ``size`` bytes."""
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(base64.b64decode(data.encode("ascii"), validate=True), size + 1)
-    except (binascii.Error, zlib.error, UnicodeEncodeError) as exc:
-        raise ValueError(f"{what}: not {TABLE_ENCODING} data ({exc})") from None
-    if len(raw) != size or not inflate.eof or inflate.unused_data:
+    raw, whole = inflate_bounded(data, size, what, TABLE_ENCODING)
+    if len(raw) != size or not whole:
         raise ValueError(f"{what}: expected {size} bytes after decompression, got {len(raw)}")
     return raw
 

@@ -22,9 +22,6 @@ Both come from the tokenizer's own vocabulary, counted at fit time; nothing from
 
 from __future__ import annotations
 
-import base64
-import binascii
-import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -38,6 +35,7 @@ from ctxsieve.kernels.calibrated import (
     word_hash,
 )
 from ctxsieve.tokenizers.base import Tokenizer
+from ctxsieve.tokenizers.packed import deflate, inflate_bounded
 
 TOKENS_ENCODING = "zlib-utf8-lines-base64"
 MAX_TOKENS_BYTES = 64 << 20  # a profile's cjk_tokens inflating to more is refused (a zip bomb)
@@ -103,18 +101,14 @@ def piece_tables(tokenizers: Sequence[Any]) -> tuple[set[int], set[str] | None]:
 
 def encode_tokens(packed: bytes) -> str:
     """A ``cjk_tokens`` table (``pack_piece_tokens``) as a profile stores it."""
-    return base64.b64encode(zlib.compress(packed, 9)).decode("ascii")
+    return deflate(packed)
 
 
 def decode_tokens(data: str) -> bytes:
     """``encode_tokens`` undone; ``ValueError`` naming the field for anything that is not."""
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(base64.b64decode(data.encode("ascii"), validate=True), MAX_TOKENS_BYTES + 1)
-    except (binascii.Error, zlib.error, UnicodeEncodeError) as exc:
-        raise ValueError(f"cjk_tokens: not {TOKENS_ENCODING} data ({exc})") from None
+    raw, whole = inflate_bounded(data, MAX_TOKENS_BYTES, "cjk_tokens", TOKENS_ENCODING)
     if len(raw) > MAX_TOKENS_BYTES:
         raise ValueError(f"cjk_tokens: more than {MAX_TOKENS_BYTES} bytes after decompression")
-    if not inflate.eof or inflate.unused_data:
+    if not whole:
         raise ValueError(f"cjk_tokens: not {TOKENS_ENCODING} data (truncated, or data after the stream)")
     return raw
