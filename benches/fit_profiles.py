@@ -32,15 +32,14 @@ HERE = Path(__file__).parent
 PROFILES = HERE.parent / "python" / "ctxsieve" / "tokenizers" / "profiles"
 
 from ctxsieve.kernels.calibrated import (  # noqa: E402
-    FEATURES,
     features_batch,
     known_words,
     pack_hashes,
     pack_piece_tokens,
     word_hash,
 )
-from ctxsieve.tokenizers.fit import measure  # noqa: E402
-from ctxsieve.tokenizers.fit_groups import choose_margin, estimates, fit_costs, fixed_point  # noqa: E402
+from ctxsieve.tokenizers.fit_family import Tables as ProfileTables  # noqa: E402
+from ctxsieve.tokenizers.fit_family import fit_grouped  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
 from ctxsieve.tokenizers.profiles import Profile, load_profile  # noqa: E402
 from ctxsieve.tokenizers.vocab import candidates  # noqa: E402
@@ -152,35 +151,20 @@ def family_rows(name: str, texts: list[str]) -> tuple[np.ndarray, Tables]:
 
 
 def fit_family(name: str, texts: list[str], truth: np.ndarray, cats: np.ndarray) -> Profile:
+    """``name`` fitted as ``ctxsieve calibrate`` fits (``fit_family.fit_grouped``), with the
+    tables read once and cached here."""
     old = load_profile(name)
-    rows, (table, group, pairs) = family_rows(name, texts)
-    chars = np.array([len(t) for t in texts], dtype=np.int64)
-    costs = fit_costs(rows, truth, chars, cats)
-    margin = choose_margin(rows, truth, chars, cats)
-    vector = fixed_point(costs, margin)
-    fit = measure(estimates(rows, vector).tolist(), truth.tolist())
-    meta = {
-        "margin": margin,
-        "method": (
-            "fit_groups: weak script classes at one token a character plus char_extra; digit_piece, "
-            "char_extra and punct_break at least one token; margin by leave-one-category-out"
-        ),
-        "fit_corpus": f"{len(texts)} documents in {len(set(cats.tolist()))} categories (benches/fit_profiles.py)",
-        "fit": {k: round(v, 4) for k, v in fit.items()},
-        "fit_bytes": sum(len(t.encode("utf-8", "surrogatepass")) for t in texts),
-    }
-    costs_milli = {f: int(min(v, 1_000_000)) for f, v in zip(FEATURES, vector)}
-    return Profile(
+    table, group, pairs = tables_for(name)
+    tables = ProfileTables(known_hashes(name), table, group, pairs, piece_tokens(name))
+    return fit_grouped(
+        texts,
+        truth,
+        cats,
         name,
-        costs_milli,
+        tables,
         family=old.family,
         tokenizer=old.tokenizer,
-        meta=meta,
-        known_words=known_hashes(name),
-        char_extra=table,
-        digit_group=group,
-        punct_pairs=pairs,
-        cjk_tokens=piece_tokens(name),
+        corpus=f"{len(texts)} documents in {len(set(cats.tolist()))} categories (benches/fit_profiles.py)",
     )
 
 
