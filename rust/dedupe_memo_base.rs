@@ -261,6 +261,15 @@ impl Base {
         key <= self.bound[k as usize]
     }
 
+    /// Every shingle of the build, once each.
+    pub fn keys(&self) -> impl Iterator<Item = &u64> + '_ {
+        self.parts.iter().flat_map(|p| p.keys.iter())
+    }
+
+    pub fn key_count(&self) -> usize {
+        self.parts.iter().map(|p| p.keys.len()).sum()
+    }
+
     pub fn pairs(&self) -> usize {
         self.pairs
     }

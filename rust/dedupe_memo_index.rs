@@ -24,6 +24,7 @@
 
 use crate::dedupe_index::need;
 use crate::dedupe_memo_base::{Base, Key};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -52,6 +53,16 @@ impl Hasher for Mix {
 
 pub type MixMap<V> = HashMap<u64, V, BuildHasherDefault<Mix>>;
 
+/// A shingle of a new text as the index keys it (`Index::ranked`): its place in the order
+/// `(freq0, hash)`, its key in the base (`NONE`: not there) and whether a text holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct Ranked {
+    pub freq0: u32,
+    pub hash: u64,
+    base: u32,
+    pub shared: bool,
+}
+
 /// A shingle as the index knows it: its key in the base (`NONE` when the last bulk build did
 /// not see it) and `freq0`, and the heads of its lists of slots added since (`NONE`: empty).
 #[derive(Clone, Copy)]
@@ -76,11 +87,45 @@ struct Shard {
     links: Vec<Link>,
 }
 
+/// A one-bit-a-key filter of the shingles the index holds (base and added since; never
+/// cleared before the next bulk build): a new text's shingles are mostly held by no text, and
+/// this answers most of those from one bit where the base and the shard maps cost two or three
+/// cache misses. About 8 bits a key: a held-by-none shingle passes 1 time in 8-9.
+struct Seen {
+    bits: Vec<u64>,
+    mask: u64,
+}
+
+impl Seen {
+    /// For `keys` keys: the base's and half as many again, what the rebuild rule of
+    /// `dedupe_memo.rs` lets the texts added since bring (the links added stay below about
+    /// half the base's).
+    fn with_keys(keys: usize) -> Seen {
+        let n = (keys * 8).next_power_of_two().max(1 << 12);
+        Seen {
+            bits: vec![0; n / 64],
+            mask: n as u64 - 1,
+        }
+    }
+
+    /// The low bits: the base's partitions and directories use the top ones.
+    fn add(&mut self, h: u64) {
+        let b = h & self.mask;
+        self.bits[(b >> 6) as usize] |= 1 << (b & 63);
+    }
+
+    fn may_hold(&self, h: u64) -> bool {
+        let b = h & self.mask;
+        self.bits[(b >> 6) as usize] >> (b & 63) & 1 == 1
+    }
+}
+
 /// The base (`dedupe_memo_base.rs`: the texts of the last bulk build, sorted arrays) and the
 /// slots added since (linked lists in sharded maps).
 pub struct Index {
     base: Base,
     shards: Vec<Shard>,
+    seen: Seen,
     threshold: f64,
     /// The base's (shingle, slot) pairs, and links added since.
     pub built_links: usize,
@@ -112,6 +157,7 @@ impl Index {
         Index {
             base: Base::default(),
             shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+            seen: Seen::with_keys(0),
             threshold,
             built_links: 0,
             inserted_links: 0,
@@ -124,6 +170,18 @@ impl Index {
         let (base, prefixes) = Base::build(sets, threshold);
         let mut index = Index::empty(threshold);
         index.built_links = base.pairs();
+        index.seen = Seen::with_keys(base.key_count() * 3 / 2 + 4096);
+        for &h in base.keys() {
+            index.seen.add(h);
+        }
+        // room for the shingles and links the texts added before the next bulk build bring
+        // (the rebuild rule keeps them below about half the base's): growing the shard maps
+        // as they came rehashed them in bursts of 1-8 ms in some warm builds
+        let (keys, links) = (base.key_count() / 2 / SHARDS, base.pairs() / 2 / SHARDS);
+        for shard in index.shards.iter_mut() {
+            shard.map.reserve(keys);
+            shard.links.reserve(links);
+        }
         index.base = base;
         Built {
             index,
@@ -174,49 +232,85 @@ impl Index {
         }
     }
 
-    /// Links slot `slot` as a holder of each shingle of `set`; returns the set in the order,
-    /// each shingle as `(freq0, hash, another slot holds it too)`. One map access a shingle
-    /// (and a base lookup the first time the maps see it): what the probe needs is read while
-    /// linking.
-    pub fn insert_held(&mut self, slot: u32, set: &[u64]) -> Vec<(u32, u64, bool)> {
-        let mut keyed = Vec::with_capacity(set.len());
-        for &h in set {
-            let base = &self.base;
-            let shard = &mut self.shards[shard_of(h)];
-            let at = shard.links.len() as u32;
-            let e = shard.map.entry(h).or_insert_with(|| {
-                let j = base.find(h).unwrap_or(NONE);
-                Entry {
-                    freq0: if j == NONE { 0 } else { base.freq(h, j) },
-                    base: j,
-                    held: NONE,
-                    prefixed: NONE,
+    /// Each shingle of `set` with its key in the order, sorted by it: what a new text's probe
+    /// (`dedupe_memo_join::probe`) and its linking (`insert`) need. Read only, so the new texts
+    /// of a build are ranked and probed in parallel. A shingle a text of the index holds (live
+    /// or not) is `shared`; one the last bulk build saw keeps that build's `freq0`, any other
+    /// ranks at 0, the key `insert` gives it.
+    pub fn ranked(&self, set: &[u64]) -> Vec<Ranked> {
+        let mut out: Vec<Ranked> = set
+            .iter()
+            .map(|&hash| {
+                let mut r = Ranked {
+                    freq0: 0,
+                    hash,
+                    base: NONE,
+                    shared: false,
+                };
+                if !self.seen.may_hold(hash) {
+                    return r;
                 }
-            });
-            keyed.push((e.freq0, h, e.held != NONE || e.base != NONE));
-            shard.links.push(Link { slot, next: e.held });
-            e.held = at;
-        }
-        self.inserted_links += set.len();
-        keyed.sort_unstable();
-        keyed
+                // an entry is made when a holder is linked: someone holds it
+                if let Some(e) = self.shards[shard_of(hash)].map.get(&hash) {
+                    (r.freq0, r.base, r.shared) = (e.freq0, e.base, true);
+                } else if let Some(j) = self.base.find(hash) {
+                    (r.freq0, r.base, r.shared) = (self.base.freq(hash, j), j, true);
+                }
+                r
+            })
+            .collect();
+        out.sort_unstable_by_key(|k| (k.freq0, k.hash));
+        out
     }
 
-    /// Links slot `slot` as having the first `prefix` shingles of `ordered` (from
-    /// `insert_held`) in its short prefix.
-    pub fn insert_prefixed(&mut self, slot: u32, ordered: &[(u32, u64, bool)], prefix: usize) {
-        for &(_, h, _) in &ordered[..prefix.min(ordered.len())] {
-            let shard = &mut self.shards[shard_of(h)];
-            let at = shard.links.len() as u32;
-            if let Some(e) = shard.map.get_mut(&h) {
-                shard.links.push(Link {
-                    slot,
-                    next: e.prefixed,
-                });
-                e.prefixed = at;
+    /// Links each `(slot, ranked)` (its shingles from `ranked`, taken before any of them was
+    /// linked) as a holder of its shingles and as having the first `prefix_len` of them in its
+    /// short prefix: shard by shard, in parallel. Which texts a walk finds does not depend on
+    /// the order of a list, only on its members.
+    pub fn insert(&mut self, texts: &[(u32, &[Ranked])]) {
+        let mut counts = vec![0usize; SHARDS];
+        for (_, ranked) in texts {
+            for k in ranked.iter() {
+                counts[shard_of(k.hash)] += 1;
             }
         }
-        self.inserted_links += prefix.min(ordered.len());
+        let mut by: Vec<Vec<(u32, Ranked, bool)>> =
+            counts.iter().map(|&n| Vec::with_capacity(n)).collect();
+        let mut links = 0usize;
+        for &(slot, ranked) in texts {
+            for k in ranked {
+                self.seen.add(k.hash);
+            }
+            let prefix = prefix_len(ranked.len(), self.threshold);
+            for (j, k) in ranked.iter().enumerate() {
+                by[shard_of(k.hash)].push((slot, *k, j < prefix));
+            }
+            links += ranked.len() + prefix.min(ranked.len());
+        }
+        self.shards
+            .par_iter_mut()
+            .zip(by)
+            .for_each(|(shard, pairs)| {
+                for (slot, k, in_prefix) in pairs {
+                    let e = shard.map.entry(k.hash).or_insert(Entry {
+                        freq0: k.freq0,
+                        base: k.base,
+                        held: NONE,
+                        prefixed: NONE,
+                    });
+                    let at = shard.links.len() as u32;
+                    shard.links.push(Link { slot, next: e.held });
+                    e.held = at;
+                    if in_prefix {
+                        shard.links.push(Link {
+                            slot,
+                            next: e.prefixed,
+                        });
+                        e.prefixed = at + 1;
+                    }
+                }
+            });
+        self.inserted_links += links;
     }
 
     pub fn threshold(&self) -> f64 {

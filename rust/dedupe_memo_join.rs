@@ -17,7 +17,7 @@
 //!   shingles with `shared - j >= need(|K|)`.
 
 use crate::dedupe_index::need;
-use crate::dedupe_memo_index::{prefix_len, Built, Index};
+use crate::dedupe_memo_index::{prefix_len, Built, Index, Ranked};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
@@ -134,20 +134,20 @@ pub fn self_join(built: &Built, sets: &[&[u64]], max_edges: usize) -> Option<Vec
     Some(per.into_iter().flatten().collect())
 }
 
-/// The memo texts a new text matches: slot `me`, just linked as a holder of its shingles
-/// (`Index::insert_held`, which gave `ordered`), not yet as having any in its short prefix.
-/// `set_of(k)`: the set of memo text `k`, `None` when it was removed.
+/// The memo texts a new text matches, among those of `index` (the new text not yet linked):
+/// `ranked`, its shingles as `Index::ranked` gave them. `set_of(k)`: the set of memo text `k`,
+/// `None` when it was removed.
 pub fn probe<'a>(
     index: &Index,
-    me: u32,
     set: &[u64],
-    ordered: &[(u32, u64, bool)],
+    ranked: &[Ranked],
     set_of: impl Fn(u32) -> Option<&'a [u64]>,
 ) -> Vec<u32> {
     let threshold = index.threshold();
     let a = set.len();
-    // a shingle no other text holds cannot be the first shared shingle of a match
-    let shared: Vec<u64> = ordered.iter().filter(|o| o.2).map(|o| o.1).collect();
+    // the shingles the index holds: a match's are among them, so its first shared one lies
+    // within the first `shared - need + 1` of them (the argument restricted to these)
+    let shared: Vec<u64> = ranked.iter().filter(|k| k.shared).map(|k| k.hash).collect();
     if shared.is_empty() {
         return Vec::new();
     }
@@ -158,7 +158,7 @@ pub fn probe<'a>(
     for &s in &shared[..short] {
         let Some(e) = index.get(s) else { continue };
         for k in index.held(s, e) {
-            if k != me && set_of(k).is_some_and(|t| t.len() > a) {
+            if set_of(k).is_some_and(|t| t.len() > a) {
                 cands.push(k);
             }
         }
@@ -256,12 +256,10 @@ mod tests {
             }
             for (i, set) in sets.iter().enumerate().skip(half) {
                 let me = i as u32;
-                let ordered = index.insert_held(me, set);
-                let matches = probe(&index, me, set, &ordered, |k| {
-                    (k <= me).then(|| refs[k as usize])
-                });
+                let ranked = index.ranked(set);
+                let matches = probe(&index, set, &ranked, |k| (k < me).then(|| refs[k as usize]));
                 got.extend(matches.iter().map(|&k| (k, me)));
-                index.insert_prefixed(me, &ordered, prefix_len(set.len(), threshold));
+                index.insert(&[(me, &ranked)]);
             }
             got.sort_unstable();
             assert_eq!(got, want, "probes at {threshold}");

@@ -29,6 +29,12 @@ impl Hasher for TextHasher {
     fn write(&mut self, bytes: &[u8]) {
         self.0 = xxh3_64_with_seed(bytes, self.0);
     }
+    /// A slice's length prefix (`Hash for [u8]` writes it before the bytes) goes into the seed
+    /// of the xxh3 call that follows rather than through one of its own: half the calls for
+    /// the ids of a visit (~4 % of an all-known 10k memo call).
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 pub type TextHash = BuildHasherDefault<TextHasher>;

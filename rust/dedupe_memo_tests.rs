@@ -243,3 +243,71 @@ fn builds_of_mostly_new_texts_run_cold_and_join_nothing() {
     assert_eq!(memo.stats.joined, first.len() as u64);
     assert!(memo.texts() < 10, "{}", memo.texts());
 }
+
+#[test]
+fn new_texts_that_match_each_other_are_joined_in_the_build_that_brings_them() {
+    // 200 texts the memo holds; then builds that each add 20 new texts: a few near copies of
+    // one new text (matching each other, not the memo), one near copy of a memo text, the rest
+    // unlike anything. Each build is warm, decides as the cold kernel, and drops a new copy
+    // as a duplicate of another new text.
+    let mut rng = Rng(11);
+    let word = |rng: &mut Rng| format!("x{}", rng.below(5000));
+    let mut texts: Vec<String> = (0..200)
+        .map(|_| {
+            (0..40)
+                .map(|_| word(&mut rng))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let mut memo = Memo::new(0.8, Limits::default());
+    let mut saw_new_pair = 0;
+    for b in 0..8usize {
+        if b >= 2 {
+            let lead: Vec<String> = (0..40).map(|_| word(&mut rng)).collect();
+            for c in 0..4 {
+                let mut ws = lead.clone();
+                ws[0] = format!("copy{b}x{c}"); // one shingle of 36 differs
+                texts.push(ws.join(" "));
+            }
+            let mut near: Vec<String> =
+                texts[rng.below(200)].split(' ').map(String::from).collect();
+            near[3] = format!("near{b}");
+            texts.push(near.join(" "));
+            for _ in 0..15 {
+                texts.push(
+                    (0..40)
+                        .map(|_| word(&mut rng))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+        }
+        let ids: Vec<String> = (0..texts.len()).map(|j| format!("i{j}")).collect();
+        let items: Vec<Item> = texts
+            .iter()
+            .zip(&ids)
+            .enumerate()
+            .map(|(j, (t, id))| Item {
+                text: t,
+                id: id.as_bytes(),
+                score: ((j * 7919) % 101) as f64,
+                pinned: false,
+                history: false,
+            })
+            .collect();
+        let keys: Vec<u64> = texts.iter().map(|t| key(t, false)).collect();
+        let want = dedupe(&items, 0.8);
+        let (got, path) = memo.dedupe(&items, &keys);
+        assert_eq!(got.duplicate_of, want.duplicate_of, "build {b}");
+        if b >= 2 {
+            assert_eq!(path, Path::Warm, "build {b}");
+            let first_new = texts.len() - 20;
+            saw_new_pair += (first_new..first_new + 4)
+                .filter(|&j| got.duplicate_of[j] >= first_new as i64)
+                .count();
+        }
+    }
+    // each build's four copies: all but the earliest visited drop on a new one
+    assert_eq!(saw_new_pair, 6 * 3);
+}
