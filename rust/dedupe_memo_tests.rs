@@ -145,6 +145,12 @@ fn check_sequence(seed: u64, limits: Limits, builds: usize, size: usize) -> Vec<
         );
         assert_eq!(got.visit_order, want.visit_order);
         paths.push(path);
+        // a rebuild left waiting (`defer_rebuild`): run between builds, as the binding does,
+        // or left to the next build
+        if b % 2 == 0 && memo.has_rebuild_waiting() {
+            memo.rebuild_waiting_now();
+            assert!(!memo.has_rebuild_waiting());
+        }
     }
     paths
 }
@@ -178,6 +184,40 @@ fn with_frequent_rebuilds_and_short_memory() {
         };
         check_sequence(seed, limits, 12, 60);
     }
+}
+
+#[test]
+fn with_rebuilds_left_waiting_between_builds() {
+    let mut waited = 0;
+    for seed in 0..24 {
+        let limits = Limits {
+            keep_builds: 1 + seed % 3,
+            rebuild_slack: 0,
+            defer_rebuild: true,
+            ..Limits::default()
+        };
+        check_sequence(seed, limits.clone(), 12, 60);
+        let mut memo = Memo::new(0.8, limits);
+        let texts: Vec<String> = (0..120).map(|j| format!("w{j} a b c d e f g")).collect();
+        for round in 0..12usize {
+            let items: Vec<Item> = texts[round * 6..round * 6 + 30]
+                .iter()
+                .map(|t| Item {
+                    text: t,
+                    id: t.as_bytes(),
+                    score: 1.0,
+                    pinned: false,
+                    history: false,
+                })
+                .collect();
+            let keys: Vec<u64> = items.iter().map(|it| key(it.text, false)).collect();
+            let (got, _) = memo.dedupe(&items, &keys);
+            assert_eq!(got.duplicate_of, dedupe(&items, 0.8).duplicate_of);
+            waited += usize::from(memo.has_rebuild_waiting());
+        }
+    }
+    // a fifth of the texts new each build, no slack: rebuilds come due and wait
+    assert!(waited >= 24, "{waited}");
 }
 
 #[test]

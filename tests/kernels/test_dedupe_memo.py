@@ -234,6 +234,31 @@ def test_clear_forgets_the_texts_and_keeps_the_counters():
     assert memo.stats()["joined"] == 2 * len(memo) == 10
 
 
+def rolling(n: int, start: int) -> list[dict[str, Any]]:
+    """``n`` unrelated 20-word texts from ``start`` on, every fourth a near copy of the one
+    before it (so some of each build's new texts match each other)."""
+    out = []
+    for k in range(start, start + n):
+        words = [f"w{k // 4 * 4}x{j}" if k % 4 == 1 and j else f"w{k}x{j}" for j in range(20)]
+        out.append({"text": " ".join(words), "id": f"r{k}", "score": (k * 37 % 101) / 101, "pinned": False, "history": False})
+    return out
+
+
+def test_rebuilds_run_after_the_build_and_decide_nothing():
+    """5 % of the texts new each build: the index comes due for a rebuild every so often; it
+    runs on a pool thread after the build returns (the next build waits for it, or runs it
+    first if the thread has not started), and every decision is still the cold kernel's."""
+    memo = _native.DedupeMemo(0.8)
+    paths = [check_build(memo, rolling(400, 80 * b), 0.8) for b in range(2)]
+    paths += [check_build(memo, rolling(400, 80 + 20 * b), 0.8) for b in range(1, 40)]
+    assert paths[0] == "new" and set(paths[1:]) == {"warm"}, paths
+    s = memo.stats()  # waits for a rebuild still running
+    assert s["rebuilds"] >= 2 and s["resets"] == 0 and s["busy"] == 0, s
+    # on a quiet pool the thread starts long before the next build: most ran there
+    assert s["rebuilds_after_build"] >= 1, s
+    assert len(memo) >= 400
+
+
 def test_threads_share_one_memo_and_every_build_decides_as_cold():
     """Builds of one memo on 4 threads at once: a build that finds the memo taken runs the cold
     kernel; every result is the cold kernel's, and every call is counted once."""
