@@ -217,7 +217,10 @@ impl PyDedupeMemo {
             ("evicted", s.evicted),
             ("busy", self.busy.load(Relaxed)),
             ("resets", self.shared.resets.load(Relaxed)),
-            ("rebuilds_after_build", self.shared.rebuilds_after.load(Relaxed)),
+            (
+                "rebuilds_after_build",
+                self.shared.rebuilds_after.load(Relaxed),
+            ),
             ("texts", texts as u64),
             ("edges", edges as u64),
         ] {

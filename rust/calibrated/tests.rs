@@ -311,21 +311,14 @@ fn cjk_pieces_are_the_longest_held_tokens() {
     let k = bare
         .with_tables(None, 0, None, Some(&pair_table(&tokens)))
         .unwrap();
+    assert_cuts(&k);
     let f = |t: &str| features(t.as_bytes(), Some(&k))[CJK_PIECE];
-    // 中文字 is one token; 典 is alone; "中文" then a character no token continues
-    assert_eq!(f("中文字典"), 2);
-    assert_eq!(f("中文典"), 2);
-    // a prefix ("中文") that a longer token continues is still a token of its own
-    assert_eq!(f("中文x中"), 2);
-    assert_eq!(f("한국어 한"), 3);
     // kana and CJK punctuation are piece characters, a surrogate's form (0xED 0xA0 0x80) is not
     assert_eq!(f("あ。"), 2);
     assert_eq!(features(&[0xED, 0xA0, 0x80], Some(&k))[CJK_PIECE], 0);
     // without a set every character is a piece and counts its extra
     assert_eq!(features("中文字".as_bytes(), None)[CJK_PIECE], 3);
     assert_eq!(features("中文字".as_bytes(), None)[CHAR_EXTRA], 6);
-    // inside a token a character has no extra of its own: only 典's (no table: 2)
-    assert_eq!(features("中文字典".as_bytes(), Some(&k))[CHAR_EXTRA], 2);
     // a pair table without the pair 中文 stops every piece there; with it, the same pieces
     let mut pairs = vec![0u8; PIECE_PAIR_TABLE_BYTES];
     let off = k.clone().with_tables(None, 0, None, Some(&pairs)).unwrap();
@@ -334,9 +327,23 @@ fn cjk_pieces_are_the_longest_held_tokens() {
     pairs[bit >> 3] |= 1 << (bit & 7);
     let on = k.clone().with_tables(None, 0, None, Some(&pairs)).unwrap();
     assert_eq!(features("中文字典".as_bytes(), Some(&on))[CJK_PIECE], 2);
+}
+
+/// The cuts of the tokens 中文, 中文字 and 한국, which a `cjk_tokens` table and a legacy set
+/// with its pair table make alike.
+fn assert_cuts(k: &KnownWords) {
+    let f = |t: &str| features(t.as_bytes(), Some(k))[CJK_PIECE];
+    // 中文字 is one token; 典 is alone; "中文" then a character no token continues
+    assert_eq!(f("中文字典"), 2);
+    assert_eq!(f("中文典"), 2);
+    // a prefix ("中文") that a longer token continues is still a token of its own
+    assert_eq!(f("中文x中"), 2);
+    assert_eq!(f("한국어 한"), 3);
+    // inside a token a character has no extra of its own: only 典's (no table: 2)
+    assert_eq!(features("中文字典".as_bytes(), Some(k))[CHAR_EXTRA], 2);
     // truncated sequences never panic
-    let _ = features(&[0xE4, 0xB8, 0xAD, 0xE6, 0x96], Some(&k));
-    let _ = features(&[0xE4, 0xB8, 0xAD, 0xEA], Some(&k));
+    let _ = features(&[0xE4, 0xB8, 0xAD, 0xE6, 0x96], Some(k));
+    let _ = features(&[0xE4, 0xB8, 0xAD, 0xEA], Some(k));
 }
 
 #[test]
@@ -376,12 +383,7 @@ fn cjk_tokens_cut_like_the_legacy_set() {
         .unwrap()
         .with_piece_tokens(tokens.as_bytes())
         .unwrap();
-    let f = |t: &str| features(t.as_bytes(), Some(&k))[CJK_PIECE];
-    assert_eq!(f("中文字典"), 2);
-    assert_eq!(f("中文典"), 2);
-    assert_eq!(f("中文x中"), 2);
-    assert_eq!(f("한국어 한"), 3);
-    assert_eq!(features("中文字典".as_bytes(), Some(&k))[CHAR_EXTRA], 2);
+    assert_cuts(&k);
     // two strings of equal fingerprints share their flags (a collision found by search)
     let (a, b) = ("冞籺榘荘", "犳特朙霄");
     assert_eq!(fingerprint(a), fingerprint(b));
@@ -391,9 +393,6 @@ fn cjk_tokens_cut_like_the_legacy_set() {
         .unwrap();
     assert_eq!(features(b.as_bytes(), Some(&k))[CJK_PIECE], 1);
     assert_eq!(features("犳特朙霉".as_bytes(), Some(&k))[CJK_PIECE], 4);
-    // truncated sequences never panic
-    let _ = features(&[0xE4, 0xB8, 0xAD, 0xE6, 0x96], Some(&k));
-    let _ = features(&[0xE4, 0xB8, 0xAD, 0xEA], Some(&k));
 }
 
 #[test]
