@@ -4,14 +4,19 @@ bytes/s of shingling alone, native (``benches/native/shingle_floor.rs``, run wit
 
     python benches/stages.py            # 10k and 100k
     python benches/stages.py 20000      # other sizes
+    python benches/stages.py --warm 10000   # warm builds: 5 % of the candidates new each
 
 Each stage entry point the engine calls is wrapped with a timer for the measured builds only
 (the wrappers cost well under 1 % of a build); "gather and the rest" is the build less the
-stages: gathering the sources, the event loop, the Window and trace.
+stages: gathering the sources, the event loop, the Window and trace. "garbage collection" is
+the time of Python's collections during the builds (``gc.callbacks``), inside whichever stage
+set them off. ``--warm`` replaces 5 % of the candidates before each build, untimed
+(``bench_steady.Churn``), and keeps the engine's memos: the steady state of an agent loop.
 """
 
 from __future__ import annotations
 
+import gc
 import shutil
 import statistics
 import subprocess
@@ -63,9 +68,24 @@ def timed(spent: dict[str, float], cpu: dict[str, float], label: str, fn: Any) -
     return wrapper
 
 
-def breakdown(n: int, rounds: int) -> None:
+def breakdown(n: int, rounds: int, warm: bool = False) -> None:
     engine = ours(corpus(n))
     check(build_ours(engine, cold=True), n)
+    churn = None
+    if warm:
+        from benches.bench_steady import Churn
+
+        churn = Churn(engine)
+        build_ours(engine, cold=False)  # fills the memo
+    collecting: list[float] = []
+    started: list[float] = []
+
+    def on_gc(phase: str, _info: dict[str, Any]) -> None:
+        if phase == "start":
+            started.append(time.perf_counter())
+        elif started:
+            collecting.append(time.perf_counter() - started.pop())
+
     spent: dict[str, float] = defaultdict(float)
     cpu: dict[str, float] = defaultdict(float)
     originals = [(mod, name, getattr(mod, name)) for mod, name, _ in STAGES]
@@ -74,16 +94,21 @@ def breakdown(n: int, rounds: int) -> None:
         for (mod, name, fn), (_, _, label) in zip(originals, STAGES):
             setattr(mod, name, timed(spent, cpu, label, fn))
         for _ in range(rounds):
+            if churn is not None:
+                churn.apply(churn.plan())
+            gc.callbacks.append(on_gc)
             t0, c0 = time.perf_counter(), time.process_time()
-            build_ours(engine, cold=True)
+            build_ours(engine, cold=not warm)
             totals.append(time.perf_counter() - t0)
             cpu_totals.append(time.process_time() - c0)
+            gc.callbacks.remove(on_gc)
     finally:
         for mod, name, fn in originals:
             setattr(mod, name, fn)
     total, cpu_total = sum(totals), sum(cpu_totals)
+    kind = "warm, 5 % new" if warm else "cold"
     print(
-        f"\n{n // 1000}k candidates, cold, {rounds} builds: median {statistics.median(totals) * 1e3:.1f} ms wall,"
+        f"\n{n // 1000}k candidates, {kind}, {rounds} builds: median {statistics.median(totals) * 1e3:.1f} ms wall,"
         f" {statistics.median(cpu_totals) * 1e3:.1f} ms CPU (all threads; the share of a loaded machine's"
         " wall time is noisy, CPU time less so)"
     )
@@ -101,6 +126,11 @@ def breakdown(n: int, rounds: int) -> None:
     print(
         f"  {'gather and the rest':<30} {rest / rounds * 1e3:8.2f} ms {rest / total:6.1%}"
         f"  {rest_cpu / rounds * 1e3:8.2f} ms {rest_cpu / cpu_total:6.1%}"
+    )
+    collected = sum(collecting)
+    print(
+        f"  {'garbage collection (in the above)':<30} {collected / rounds * 1e3:8.2f} ms {collected / total:6.1%}"
+        f"  ({len(collecting) / rounds:.1f} collections a build)"
     )
 
 
@@ -120,12 +150,17 @@ def floor(n: int) -> None:
         Path(f.name).unlink()
 
 
-def main(sizes: list[int]) -> None:
+def main(sizes: list[int], warm: bool = False) -> None:
     print(f"ctxsieve backend: {backend()}")
     for n in sizes:
+        if warm:
+            breakdown(n, rounds=21 if n <= 10_000 else 5, warm=True)
+            continue
         breakdown(n, rounds=11 if n <= 10_000 else 3)
         floor(n)
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [10_000, 100_000])
+    args = sys.argv[1:]
+    warm = "--warm" in args
+    main([int(a) for a in args if a != "--warm"] or [10_000, 100_000], warm=warm)
