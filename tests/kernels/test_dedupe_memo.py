@@ -240,7 +240,9 @@ def rolling(n: int, start: int) -> list[dict[str, Any]]:
     out = []
     for k in range(start, start + n):
         words = [f"w{k // 4 * 4}x{j}" if k % 4 == 1 and j else f"w{k}x{j}" for j in range(20)]
-        out.append({"text": " ".join(words), "id": f"r{k}", "score": (k * 37 % 101) / 101, "pinned": False, "history": False})
+        out.append(
+            {"text": " ".join(words), "id": f"r{k}", "score": (k * 37 % 101) / 101, "pinned": False, "history": False}
+        )
     return out
 
 
