@@ -165,11 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--by-source", action="store_true", help="split-by-source judgement of the fit")
     parser.add_argument("--family", action="append", help="with --loco/--by-source: only these profiles")
     parser.add_argument("--margin", type=float, help="with --loco/--by-source: this margin in every fold (not nested)")
+    parser.add_argument(
+        "--no-floors", action="store_true", help="with --loco/--by-source: without the floors from the tokenizer"
+    )
     args = parser.parse_args(argv)
     if args.loco or args.by_source:
         from holdout_report import run
 
-        return run("loco" if args.loco else "source", args.family, args.margin)
+        return run("loco" if args.loco else "source", args.family, args.margin, args.no_floors)
     by_kind: dict[str, dict[str, str]] = {}
     rows = report(args.corpus, by_kind)
     n = len(load_jsonl(args.corpus))

@@ -39,7 +39,8 @@ from ctxsieve.kernels.calibrated import (  # noqa: E402
     word_hash,
 )
 from ctxsieve.tokenizers.fit_family import Tables as ProfileTables  # noqa: E402
-from ctxsieve.tokenizers.fit_family import fit_grouped  # noqa: E402
+from ctxsieve.tokenizers.fit_family import fit_grouped, probe_counts, probe_rows  # noqa: E402
+from ctxsieve.tokenizers.fit_groups import Probes  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
 from ctxsieve.tokenizers.profiles import Profile, load_profile  # noqa: E402
 from ctxsieve.tokenizers.vocab import candidates  # noqa: E402
@@ -150,12 +151,24 @@ def family_rows(name: str, texts: list[str]) -> tuple[np.ndarray, Tables]:
     return np.array(features_batch(texts, known), dtype=np.int64), tables
 
 
+def profile_tables(name: str) -> ProfileTables:
+    """``name``'s tables as ``fit_family.tokenizer_tables`` reads them, from the caches here, with
+    the probe texts counted by its packaged tokenizer (for ``any``, the largest count of all)."""
+    table, group, pairs = tables_for(name)
+    tokenizers = [packaged_tokenizer(f) for f in (available_families() if name == "any" else [name])]
+    return ProfileTables(known_hashes(name), table, group, pairs, piece_tokens(name), probe_counts(table, tokenizers))
+
+
+def family_probes(name: str) -> Probes | None:
+    """The probes of ``name``'s floors from the tokenizer (``fit_groups.tokenizer_floors``)."""
+    return probe_rows(profile_tables(name))
+
+
 def fit_family(name: str, texts: list[str], truth: np.ndarray, cats: np.ndarray) -> Profile:
     """``name`` fitted as ``ctxsieve calibrate`` fits (``fit_family.fit_grouped``), with the
     tables read once and cached here."""
     old = load_profile(name)
-    table, group, pairs = tables_for(name)
-    tables = ProfileTables(known_hashes(name), table, group, pairs, piece_tokens(name))
+    tables = profile_tables(name)
     return fit_grouped(
         texts,
         truth,

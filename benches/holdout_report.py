@@ -30,8 +30,8 @@ def _met(m: dict[str, float]) -> str:
     return "yes" if ok else "NO"
 
 
-def run(mode: str, families: list[str] | None = None, margin: float | None = None) -> int:
-    from fit_profiles import family_rows, fit_corpus, true_counts
+def run(mode: str, families: list[str] | None = None, margin: float | None = None, no_floors: bool = False) -> int:
+    from fit_profiles import family_probes, family_rows, fit_corpus, true_counts
 
     docs = fit_corpus()
     texts = [d["text"] for d in docs]
@@ -46,6 +46,7 @@ def run(mode: str, families: list[str] | None = None, margin: float | None = Non
         groups = np.array([hashlib.sha256(s.encode()).digest()[0] % 2 for s in sources])
     agent = ~np.char.startswith(cats, "legacy_")
     how = "nested margins" if margin is None else f"margin {margin:.0%} in every fold"
+    how += ", without the floors from the tokenizer" if no_floors else ""
     print(
         f"mode: {mode} ({how}); {len(texts)} documents, {len(set(cats.tolist()))} categories, "
         f"{len(set(sources.tolist()))} sources\n"
@@ -60,7 +61,8 @@ def run(mode: str, families: list[str] | None = None, margin: float | None = Non
         t0 = time.perf_counter()
         truth = np.max(np.stack(list(truths.values())), axis=0) if name == "any" else truths[name]
         rows = family_rows(name, texts)[0]
-        est, margins = holdout_estimates(rows, truth, chars, groups, fit_groups=cats, margin=margin)
+        probes = None if no_floors else family_probes(name)
+        est, margins = holdout_estimates(rows, truth, chars, groups, fit_groups=cats, margin=margin, probes=probes)
         m = measure(est.tolist(), truth.tolist())
         a = measure(est[agent].tolist(), truth[agent].tolist())
         ms = sorted(margins.values())

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ctxsieve import cli
-from ctxsieve.kernels.calibrated import EXTRA_TABLE_BYTES, FEATURES, estimate_reference
+from ctxsieve.kernels.calibrated import EXTRA_TABLE_BYTES, FEATURES, estimate_calibrated, estimate_reference
 from ctxsieve.tokenizers import load_profile
 from ctxsieve.tokenizers.fit import measure, solve_costs
 from ctxsieve.tokenizers.fit_family import DEFAULT_MARGIN, Tables, fit_grouped
@@ -135,3 +135,52 @@ def test_calibrate_command_errors(tmp_path: Path, capsys) -> None:  # type: igno
     bad.write_text('{"text": "a"}\n{"text": "b", "category": 7}\n')
     assert cli.main(["calibrate", "--tokenizer", "bytes/3", "--corpus", str(bad), "--name", "x"]) == 2
     assert "line 2: 'category' must be a string" in capsys.readouterr().err
+
+
+def test_probe_texts_follow_the_tokenizers_table() -> None:
+    from ctxsieve.tokenizers.probes import PROBE_TARGETS, probe_texts
+    from ctxsieve.tokenizers.vocab_chars import pack_extra, unpack_extra
+
+    made = probe_texts(bytes(EXTRA_TABLE_BYTES))
+    assert [k for k, _ in made] == [k for k in PROBE_TARGETS for _ in range(12)]
+    assert made == probe_texts(bytes(EXTRA_TABLE_BYTES))  # seeded
+    assert all(200 <= len(t) <= 4_200 for _, t in made)
+    # only the Hangul syllables the table holds as one token (extra 0) in hangul_held
+    extra = np.full(len(unpack_extra(bytes(EXTRA_TABLE_BYTES))), 2)
+    extra[0xAC00:0xAC10] = 0
+    held = {ch for k, t in probe_texts(pack_extra(extra)) if k == "hangul_held" for ch in t if ch not in " \n"}
+    assert held and all(0xAC00 <= ord(ch) < 0xAC10 for ch in held)
+
+
+def test_fit_grouped_bounds_the_probe_texts(load_family) -> None:  # type: ignore[no-untyped-def]
+    """With the probes of ``tokenizer_tables``, the profile bounds the tokenizer's own count of
+    every CJK probe text (``cjk_piece``), though the corpus holds no CJK piece of its own. (Without
+    a word set no word is looked up, so the letter probes count no unknown word; Thai and
+    Devanagari are weak classes here, at one token a character, which the floors leave alone.)"""
+    from ctxsieve.tokenizers.fit_family import tokenizer_tables
+
+    tok = load_family("mistral-sp")
+    tables = tokenizer_tables([tok], words=False)
+    assert tables.probes is not None
+    kinds, probes, counts = tables.probes
+    texts = ["The quick brown fox.", "def f(x):\n    return x", "日本語のテキスト", "Привет, мир"] * 3
+    truth = tok.count(texts)
+    profile = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", tables, margin=0.0)
+    est = estimate_calibrated(list(probes), profile.cost_vector(), tables.known())
+    from ctxsieve.tokenizers.fit_family import probe_rows
+
+    rows, _, targets = probe_rows(tables)  # type: ignore[misc]
+    cjk = targets == FEATURES.index("cjk_piece")
+    assert cjk.sum() == 48 and (rows[cjk, targets[cjk]] > 0).all()
+    assert all(e >= n for e, n, c in zip(est, counts, cjk) if c)
+    assert profile.meta["tokenizer_floors"]["raised"]["cjk_piece"] > 0
+    assert profile.meta["tokenizer_floors"]["probe_texts"] == len(probes) == len(kinds)
+    without = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", _no_probes(tables), margin=0.0)
+    assert "tokenizer_floors" not in without.meta
+    assert all(a >= b for a, b in zip(profile.cost_vector(), without.cost_vector()))
+
+
+def _no_probes(tables: Tables) -> Tables:
+    import dataclasses
+
+    return dataclasses.replace(tables, probes=None)

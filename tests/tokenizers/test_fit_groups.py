@@ -139,3 +139,37 @@ def test_the_fit_corpus_supports_every_script_class() -> None:
     # held out, the one category of Greek prose leaves u2_greek weak: it is then capped
     greek = FEATURES.index("u2_greek")
     assert greek in fg.weak_classes(rows, chars, cats, cats != "lang_greek")
+
+
+UNKNOWN, RARE = FEATURES.index("unknown_word"), FEATURES.index("rare_bigram")
+
+
+def test_tokenizer_floors_raise_only_the_probes_target() -> None:
+    """A probe text the fitted costs under-count raises its target feature, by just enough, and
+    nothing else; a probe already bounded, or a target fixed as a weak class, changes nothing."""
+    costs = np.zeros(len(FEATURES))
+    costs[DOC], costs[LOWER], costs[RARE] = 1.0, 0.2, 0.3
+    rows = _rows({LOWER: 50, RARE: 20, UNKNOWN: 10}, {LOWER: 100, RARE: 40, UNKNOWN: 10})
+    # 1 + 10 + 6 = 17 and 1 + 20 + 12 = 33 tokens priced: 30 and 40 true
+    probes = (rows, np.array([30, 40]), np.array([UNKNOWN, UNKNOWN]))
+    out = fg.tokenizer_floors(costs, probes)
+    assert out[UNKNOWN] == pytest.approx(1.3)  # (30 - 17) / 10, the larger of 1.3 and 0.7
+    assert (np.delete(out, UNKNOWN) == np.delete(costs, UNKNOWN)).all()
+    assert (rows @ out >= probes[1] - 1e-9).all()
+    assert (fg.tokenizer_floors(out, probes) == out).all()  # bounded: nothing to raise
+    assert (fg.tokenizer_floors(costs, probes, fixed=[UNKNOWN]) == costs).all()
+    assert (fg.tokenizer_floors(costs, None) == costs).all()
+
+
+def test_floors_come_after_the_margin_is_chosen() -> None:
+    """With probes, each fold's costs are raised after its margin is chosen on the program's own
+    costs: the margins are the same, and no estimate is lower than without the floors."""
+    rows, truth, chars, cats = _synthetic(2)
+    unknown = rows.copy()
+    unknown[:, UNKNOWN] = rows[:, LOWER] // 5
+    probe = _rows({LOWER: 100, UNKNOWN: 20})
+    probes = (probe, np.array([60]), np.array([UNKNOWN]))
+    est, margins = fg.holdout_estimates(unknown, truth, chars, cats)
+    est2, margins2 = fg.holdout_estimates(unknown, truth, chars, cats, probes=probes)
+    assert margins == margins2
+    assert (est2 >= est).all() and (est2 > est).any()

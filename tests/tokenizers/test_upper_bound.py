@@ -1,11 +1,13 @@
 """Every shipped profile bounds its family's true counts on corpora it was not fitted on.
 
 The held-out split of the mixed corpus (its fit and tune splits are in the fit corpus): at most
-1 % of documents under-counted, by at most 5 %, mean over-count at most 30 % (the profiles refitted
-for issue 16 bound the agent corpus too, and over-count 19-27 % here). The check corpus
-(``benches/data/check.jsonl``, written apart from the fit corpus, adversarial shapes included):
-every under-count within 5 %, at most 5 % of documents under (cl100k 4.0 %: brackets around
-every word, hex dumps, base64), mean over-count at most 30 % (docs/tokenizers.md). ``any`` against
+1 % of documents under-counted, by at most 5 %, mean over-count at most 32 % (the profiles refitted
+for issue 16 bound the agent corpus too, and over-count 20-31 % here; the limit was 30 % until
+the floors from the tokenizer raised ``unknown_word``, ``cjk_piece`` and ``u3_deva_thai``:
+DeepSeek 24.0 to 30.8 %). The check corpus (``benches/data/check.jsonl``, written apart from the
+fit corpus, adversarial shapes included): every under-count within 5 %, at most 5 % of documents
+under (cl100k 3.5 %: brackets around every word, hex dumps, base64), mean over-count at most
+30 % (docs/tokenizers.md; 16-28 % with the floors from the tokenizer). ``any`` against
 Mistral's SentencePiece model is allowed 7 %: with the piece features of issue 16 it prices
 mixed alphanumeric runs lower, and one base64 blob of random bytes (106 characters) is 6.4 % short
 (its own profile: 3.6 %)."""
@@ -22,13 +24,14 @@ from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.packaged import FAMILIES
 
 # (max share of documents under-counted, max under-count, max mean over-count)
-TARGETS = (0.01, 0.05, 0.30)
+TARGETS = (0.01, 0.05, 0.32)
 LIMITS = {family: TARGETS for family in FAMILIES}
-# "any" must bound every family as tightly; it over-counts a lot (docs/tokenizers.md: 24-84 %)
-ANY_LIMITS = (0.01, 0.05, 0.90)
+# "any" must bound every family as tightly; it over-counts a lot (docs/tokenizers.md: 20-91 %,
+# 16-85 % before the floors from the tokenizer)
+ANY_LIMITS = (0.01, 0.05, 0.95)
 CHECK = Path(__file__).resolve().parents[2] / "benches" / "data" / "check.jsonl"
 CHECK_LIMITS = (0.05, 0.05, 0.30)
-CHECK_ANY_LIMITS = (0.05, 0.07, 0.90)
+CHECK_ANY_LIMITS = (0.05, 0.07, 0.95)
 
 
 def test_every_family_has_a_profile() -> None:

@@ -9,8 +9,11 @@ marks some token holds (``vocab_chars``). With several tokenizers each table bou
 (sets intersected, extras the largest), so the profile bounds the largest count.
 
 The costs are fitted as the shipped profiles are (see ``fit_groups``): weakly supported script
-classes at one token a character, piece features at least one token, and the margin the smallest
-for which leaving one group of documents out under-counts at most 1 % of the documents. A group
+classes at one token a character, piece features at least one token, the margin the smallest
+for which leaving one group of documents out under-counts at most 1 % of the documents, then
+``unknown_word``, ``cjk_piece`` and ``u3_deva_thai`` raised until the tokenizers' own counts of
+synthetic text made of them are bounded (``probes``; the probe texts and their counts are part
+of the tables, ``Tables.probes``). A group
 is what the corpus says a document is (``category`` of a JSONL line, else the file it came
 from); with fewer than ``MIN_GROUPS`` groups nothing can be held out and the margin is
 ``DEFAULT_MARGIN`` unless one is given.
@@ -37,11 +40,15 @@ from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.fit_groups import (
     LOCO_MARGINS,
     LOCO_UNDER_SHARE,
+    Probes,
     choose_margin,
     estimates,
     fit_costs,
     fixed_point,
+    tokenizer_floors,
+    weak_classes,
 )
+from ctxsieve.tokenizers.probes import PROBE_TARGETS, probe_texts
 from ctxsieve.tokenizers.profiles import Profile
 from ctxsieve.tokenizers.vocab import known_word_hashes
 from ctxsieve.tokenizers.vocab_chars import char_extra_table, combine, digit_group, punct_pairs
@@ -51,8 +58,12 @@ MIN_GROUPS = 3  # with two, each fold's margin would be chosen on one group alon
 DEFAULT_MARGIN = 0.05
 METHOD = (
     "fit_groups: weak script classes at one token a character plus char_extra; digit_piece, "
-    "char_extra and punct_break at least one token; margin by leave-one-category-out"
+    "char_extra and punct_break at least one token; margin by leave-one-category-out; "
+    "unknown_word, cjk_piece and u3_deva_thai raised to bound the tokenizer's probe texts"
 )
+
+
+ProbeCounts = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]  # kinds, texts, true counts
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,9 @@ class Tables:
     digit_group: int
     punct_pairs: bytes | None
     cjk_tokens: bytes | None  # the CJK tokens, one a line (``pack_piece_tokens``)
+    # the probe texts (``probes.probe_texts``) with their kinds and true counts, for the floors
+    # from the tokenizer (not stored in the profile); None: no such floors
+    probes: ProbeCounts | None = None
 
     def known(self) -> Any:
         """The live backend's ``KnownWords`` of these tables."""
@@ -88,7 +102,34 @@ def tokenizer_tables(tokenizers: Sequence[Any], *, words: bool = True) -> Tables
     if kw is not None:
         held_words = {int.from_bytes(kw[i : i + 4], "little") for i in range(0, len(kw), 4)}
         kw = pack_hashes(held_words | marks)
-    return Tables(kw, extra, group, held if any(held) else None, None if cjk is None else pack_piece_tokens(cjk))
+    tokens = None if cjk is None else pack_piece_tokens(cjk)
+    return Tables(kw, extra, group, held if any(held) else None, tokens, probe_counts(extra, tokenizers))
+
+
+def probe_counts(char_extra: bytes, tokenizers: Sequence[Any]) -> ProbeCounts:
+    """The probe texts of ``char_extra`` (``probes.probe_texts``), their kinds and the largest
+    count of ``tokenizers`` for each."""
+    made = probe_texts(char_extra)
+    texts = [t for _, t in made]
+    counts = [max(col) for col in zip(*(tok.count(texts) for tok in tokenizers))]
+    return tuple(k for k, _ in made), tuple(texts), tuple(int(n) for n in counts)
+
+
+def probe_rows(tables: Tables) -> Probes | None:
+    """``fit_groups.tokenizer_floors``'s probes: the feature rows of ``tables.probes`` under
+    ``tables``, their counts and their target features (None without probes)."""
+    if tables.probes is None:
+        return None
+    kinds, texts, counts = tables.probes
+    if not (len(kinds) == len(texts) == len(counts)):
+        got = f"{len(kinds)}, {len(texts)}, {len(counts)}"
+        raise ValueError(f"probes: expected as many kinds, texts and counts, got {got}")
+    try:
+        targets = np.array([PROBE_TARGETS[k] for k in kinds], dtype=np.int64)
+    except KeyError as exc:
+        raise ValueError(f"probes: unknown kind {exc.args[0]!r}; known: {', '.join(PROBE_TARGETS)}") from None
+    rows = np.array(features_batch(list(texts), tables.known()), dtype=np.int64).reshape(len(texts), len(FEATURES))
+    return rows, np.asarray(counts, dtype=np.int64), targets
 
 
 def fit_grouped(
@@ -129,6 +170,10 @@ def fit_grouped(
         margin, chosen_on = choose_margin(rows, t, chars, g), f"leave-one-group-out over {distinct} groups"
     else:
         margin, chosen_on = DEFAULT_MARGIN, f"default (fewer than {MIN_GROUPS} groups to hold out)"
+    # the floors from the tokenizer come after the margin is chosen, on the program's costs
+    probes = probe_rows(tables)
+    fitted = costs
+    costs = tokenizer_floors(costs, probes, weak_classes(rows, chars, g, np.ones(n, dtype=bool)))
     vector = fixed_point(costs, margin)
     fit = measure(estimates(rows, vector).tolist(), t.tolist())
     meta = {
@@ -139,6 +184,9 @@ def fit_grouped(
         "fit": {k: round(v, 4) for k, v in fit.items()},
         "fit_bytes": sum(len(x.encode("utf-8", "surrogatepass")) for x in texts),
     }
+    raised = {FEATURES[i]: round(float(costs[i] - fitted[i]), 4) for i in np.flatnonzero(costs > fitted)}
+    if probes is not None:
+        meta["tokenizer_floors"] = {"probe_texts": len(probes[1]), "raised": raised}
     return Profile(
         name,
         {f: int(min(v, MAX_COST)) for f, v in zip(FEATURES, vector)},

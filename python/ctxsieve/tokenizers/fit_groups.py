@@ -18,6 +18,13 @@ did not see:
 * **A margin chosen on held-out categories.** Every cost is multiplied by ``1 + margin``; the
   margin is the smallest of ``LOCO_MARGINS`` for which leave-one-category-out (fit without a
   category, estimate it) under-counts at most ``LOCO_UNDER_SHARE`` of the documents.
+* **Floors from the tokenizer** (``tokenizer_floors``, with ``probes``): after the program, the
+  costs of ``unknown_word``, ``cjk_piece`` and ``u3_deva_thai`` are raised, each only as far as
+  the tokenizer's own counts of synthetic text made of that feature (``probes.probe_texts``:
+  random letters, random held CJK characters, random Thai and Devanagari letters) require, the
+  other costs as fitted. The margin is chosen on the program's costs before the raise, so the
+  floors come on top of it. (Floors that the program fits around, or a margin chosen after
+  them, priced other features lower: docs/tokenizers.md, "Floors from the tokenizer".)
 
 ``holdout_estimates`` is leave-one-category-out itself (or a split by source, with the source
 labels as groups); ``nested=True`` also chooses each fold's margin without the held-out
@@ -114,6 +121,43 @@ def fit_costs(
     return solve_with_fixed(rows[mask], truth[mask], fixed, FLOORS)
 
 
+Probes = tuple[np.ndarray, np.ndarray, np.ndarray]  # feature rows, true counts, target feature of each
+
+
+def tokenizer_floors(costs: np.ndarray, probes: Probes | None, fixed: Sequence[int] = ()) -> np.ndarray:
+    """``costs`` with each probe's target feature raised (never lowered) until every probe text
+    is bounded at margin 0, the other costs as they are; targets in ``fixed`` (weak script
+    classes, already at ``WEAK_COST``) are left alone. Each target is raised once, to the largest
+    cost any of its probes needs: no probe of one target holds another target's feature, so the
+    order does not matter."""
+    out = np.asarray(costs, dtype=float).copy()
+    if probes is None:
+        return out
+    rows, truth, targets = probes
+    for target in dict.fromkeys(int(t) for t in targets):
+        if target in fixed:
+            continue
+        sel = (targets == target) & (rows[:, target] > 0)
+        deficit = truth[sel] - rows[sel].astype(float) @ out
+        if (deficit > 0).any():
+            out[target] += float((deficit / rows[sel, target]).max())
+    return out
+
+
+def fit_floored(
+    rows: np.ndarray,
+    truth: np.ndarray,
+    chars: np.ndarray,
+    groups: np.ndarray,
+    probes: Probes | None,
+    mask: np.ndarray | None = None,
+) -> np.ndarray:
+    """``fit_costs`` then ``tokenizer_floors`` (weak classes of the fold left alone)."""
+    mask = np.ones(len(truth), dtype=bool) if mask is None else mask
+    costs = fit_costs(rows, truth, chars, groups, mask)
+    return tokenizer_floors(costs, probes, weak_classes(rows, chars, groups, mask))
+
+
 def fixed_point(costs: np.ndarray, margin: float) -> np.ndarray:
     """Thousandths of a token, rounded up, after the margin."""
     return np.ceil(costs * (1.0 + margin) * SCALE - 1e-9).astype(np.int64)
@@ -156,19 +200,21 @@ def holdout_estimates(
     *,
     fit_groups: np.ndarray | None = None,
     margin: float | None = None,
+    probes: Probes | None = None,
 ) -> tuple[np.ndarray, dict[object, float]]:
     """Each document estimated by a fit without its group, and each group's margin.
 
     ``margin=None`` chooses each fold's margin by leave-one-out over the fold's own groups
     (nested: the held-out group plays no part in it); a number applies that margin to every
     fold. ``fit_groups`` (the categories, by default ``groups``) are what the caps and the
-    margin look at inside each fold, so a split by source keeps the category rules."""
+    margin look at inside each fold, so a split by source keeps the category rules. With
+    ``probes`` each fold's costs get ``tokenizer_floors`` after its margin is chosen."""
     fit_groups = groups if fit_groups is None else fit_groups
     out = np.zeros(len(truth), dtype=np.int64)
     margins: dict[object, float] = {}
     for g in np.unique(groups):
         train = groups != g
-        costs = fit_costs(rows, truth, chars, fit_groups, train)
+        costs = fit_floored(rows, truth, chars, fit_groups, probes, train)
         m = choose_margin(rows, truth, chars, fit_groups, train) if margin is None else margin
         margins[g] = m
         out[~train] = estimates(rows[~train], fixed_point(costs, m))

@@ -1,0 +1,124 @@
+"""Probe texts: synthetic text dominated by one feature, made by code, whose true counts come from
+the tokenizer itself (``fit_groups.tokenizer_floors``).
+
+A fold that never saw a kind of text can price the feature that text is made of below what the
+tokenizer spends on it: without Caesar-shifted English a fold priced ``unknown_word`` at 0,
+without Korean place names ``cjk_piece`` at 0.69 token, without Thai names ``u3_deva_thai`` at
+0.44 token a character. What a tokenizer spends on such text does not depend on a corpus, so
+each probe kind is text made of nothing else (random letters, random held CJK characters), and
+its feature's cost is raised until the tokenizer's own count of every probe is bounded:
+
+* ``latin_uniform``, ``latin_freq``: lines of words of 2-12 random ASCII letters (uniform, or at
+  English letter frequencies), 30 % capitalised, 10 % upper case: unknown words, priced by
+  ``unknown_word``.
+* ``hangul_held``, ``hangul_any``, ``cjk_held``, ``kana_held``: random Hangul syllables (those
+  the tokenizer holds as one token, or any), ideographs and kana the tokenizer holds as one token,
+  in words of 1-8: every character is a piece of its own, priced by ``cjk_piece``.
+* ``thai``, ``deva``: words of random Thai and Devanagari letters, priced by ``u3_deva_thai``.
+
+Held characters are read from the ``char_extra`` table (extra 0: one token alone), so the probes
+follow the tokenizer. Twelve texts a kind, 200 to 4,000 characters, seeded: the same tables give
+the same texts. (Random hexadecimal words were tried as a probe for ``word_start``; every fold
+already bounded them.)
+
+>>> [k for k, _ in probe_texts(bytes(32768), per_kind=1)][:3]
+['latin_uniform', 'latin_freq', 'hangul_held']
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from ctxsieve.kernels.calibrated import CJK_PIECE, U3_DEVA_THAI, UNKNOWN_WORD
+
+# each probe kind and the feature whose cost it floors
+PROBE_TARGETS = {
+    "latin_uniform": UNKNOWN_WORD,
+    "latin_freq": UNKNOWN_WORD,
+    "hangul_held": CJK_PIECE,
+    "hangul_any": CJK_PIECE,
+    "cjk_held": CJK_PIECE,
+    "kana_held": CJK_PIECE,
+    "thai": U3_DEVA_THAI,
+    "deva": U3_DEVA_THAI,
+}
+PROBE_SEED = 16
+PER_KIND = 12
+# English letter frequencies (per mille), most frequent first
+EN_FREQ = dict(
+    zip(
+        "etaoinshrdlcumwfgypbvkjxqz",
+        (127, 91, 82, 75, 70, 67, 63, 61, 60, 43, 40, 28, 28, 24, 24, 22, 20, 20, 19, 15, 10, 8, 2, 2, 1, 1),
+    )
+)
+THAI = [chr(c) for c in (*range(0x0E01, 0x0E3A), *range(0x0E40, 0x0E4E))]
+DEVANAGARI = [chr(c) for c in range(0x0905, 0x0950)]
+
+
+def _lines(rng: random.Random, word: Callable[[], str], size: int, sep: str = " ") -> str:
+    out: list[str] = []
+    n = 0
+    while n < size:
+        line = sep.join(word() for _ in range(rng.randint(4, 14)))
+        out.append(line)
+        n += len(line) + 1
+    return "\n".join(out)
+
+
+def _latin(rng: random.Random, freq: bool) -> Callable[[], str]:
+    letters = list(EN_FREQ) if freq else [chr(c) for c in range(0x61, 0x7B)]
+    weights = list(EN_FREQ.values()) if freq else None
+
+    def word() -> str:
+        w = "".join(rng.choices(letters, weights, k=rng.randint(2, 12)))
+        r = rng.random()
+        return w.capitalize() if r < 0.3 else w.upper() if r < 0.4 else w
+
+    return word
+
+
+def _chars(rng: random.Random, chars: list[str], lo: int, hi: int) -> Callable[[], str]:
+    def word() -> str:
+        return "".join(rng.choice(chars) for _ in range(rng.randint(lo, hi)))
+
+    return word
+
+
+def _held(extra: np.ndarray, lo: int, hi: int) -> list[str]:
+    """The characters of ``lo..hi`` the table holds as one token (all of them when none is)."""
+    cps = np.arange(lo, hi + 1)
+    held = cps[extra[lo : hi + 1] == 0]
+    return [chr(int(c)) for c in (held if len(held) else cps)]
+
+
+def probe_texts(char_extra_table: bytes, *, seed: int = PROBE_SEED, per_kind: int = PER_KIND) -> list[tuple[str, str]]:
+    """``(kind, text)`` for every kind of ``PROBE_TARGETS``, ``per_kind`` texts each, the held
+    characters read from ``char_extra_table``."""
+    from ctxsieve.tokenizers.vocab_chars import unpack_extra
+
+    extra = unpack_extra(char_extra_table)
+    out = []
+    for kind in PROBE_TARGETS:
+        rng = random.Random(f"{seed}:{kind}")
+        for i in range(per_kind):
+            size = int(200 * 20 ** (i / max(1, per_kind - 1)))  # 200 .. 4,000 characters
+            if kind in ("latin_uniform", "latin_freq"):
+                text = _lines(rng, _latin(rng, kind == "latin_freq"), size)
+            elif kind == "hangul_held":
+                text = _lines(rng, _chars(rng, _held(extra, 0xAC00, 0xD7A3), 1, 6), size)
+            elif kind == "hangul_any":
+                text = _lines(rng, _chars(rng, [chr(c) for c in range(0xAC00, 0xD7A4)], 1, 6), size)
+            elif kind == "cjk_held":
+                sep = rng.choice(["", " ", "\uff0c"])
+                text = _lines(rng, _chars(rng, _held(extra, 0x4E00, 0x9FFF), 1, 8), size, sep)
+            elif kind == "kana_held":
+                text = _lines(rng, _chars(rng, _held(extra, 0x3041, 0x30FF), 1, 8), size, "")
+            elif kind == "thai":
+                text = _lines(rng, _chars(rng, THAI, 2, 10), size)
+            else:
+                text = _lines(rng, _chars(rng, DEVANAGARI, 2, 8), size)
+            out.append((kind, text))
+    return out
