@@ -250,11 +250,10 @@ impl Index {
                 if !self.seen.may_hold(hash) {
                     return r;
                 }
-                // an entry is made when a holder is linked: someone holds it
-                if let Some(e) = self.shards[shard_of(hash)].map.get(&hash) {
+                // a map entry is made when a holder is linked, a base key has holders: either
+                // way someone holds it
+                if let Some(e) = self.get(hash) {
                     (r.freq0, r.base, r.shared) = (e.freq0, e.base, true);
-                } else if let Some(j) = self.base.find(hash) {
-                    (r.freq0, r.base, r.shared) = (self.base.freq(hash, j), j, true);
                 }
                 r
             })
