@@ -70,7 +70,7 @@ def test_costs_and_inherited_citations_match_the_item_by_item_definition(cands: 
     if dedupe(cands, 0.8):
         inherited_citations(cands, est)
     for i, it in enumerate(cands.items):
-        sig = cands.signals[i]
+        sig = cands.signals_of(i)  # its own merged with what it inherited
         grew = sig is not it.signals and sig.citation != it.signals.citation and not cands.history[i]
         if grew:
             old = "".join(wrapper(it)) + SEPARATOR

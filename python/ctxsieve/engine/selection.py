@@ -85,10 +85,11 @@ def complete(
     # the messages the window may open are reserved first: the budget bounds the rendered context
     included = select(cands, policy, budget, framing_reserve(cands, layout))
     ordered = order(cands, included)
+    inherited = cands.inherited
     for i in ordered:
-        if cands.signals[i] is not cands.items[i].signals:
+        if i in inherited:
             # the kept copy of a duplicate carries the signals it inherited into the window
-            cands.items[i] = dataclasses.replace(cands.items[i], signals=cands.signals[i])
+            cands.items[i] = dataclasses.replace(cands.items[i], signals=cands.signals_of(i))
     items = [cands.items[i] for i in ordered]
     scored = [cands.scored(i) for i in ordered]
     stable = stable_block(items)

@@ -29,14 +29,15 @@ from ctxsieve.types import ContextItem
 
 
 class _Build:
-    """The columns of one build, which its sources' entries share. ``signals`` and ``costs``
-    are copies taken before the stages ran: dedupe and inherited citations change the build's
-    own; the other columns no stage writes."""
+    """The columns of one build, which its sources' entries share. ``costs`` is a copy taken
+    before the stages ran: inherited citations change the build's own; the other columns no
+    stage writes (what a kept copy inherits goes to ``Candidates.inherited_*``, not into its
+    ``signals``)."""
 
     __slots__ = ("columns", "costs")
 
     def __init__(self, columns: dict[str, list[Any]], cost: list[Any]):
-        self.columns = {**columns, "signals": list(columns["signals"])}
+        self.columns = columns
         self.costs = list(cost)
 
 

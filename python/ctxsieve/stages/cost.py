@@ -145,23 +145,16 @@ def _history_costs(
 def inherited_citations(cands: Candidates, estimator: Any) -> None:
     """After dedupe: a kept copy that inherited a citation renders it in its wrapper, so its
     cost grows by what the longer wrapper adds."""
-    items, signals = cands.items, cands.signals
-    # only a kept copy that inherited a citation can have one its item lacks, and dedupe notes
-    # each such copy (``inherited:citation:<id>``): the sparse notes, not every candidate
-    noted = sorted(
-        i for i, notes in cands.adjustments.items() if any(n.startswith("inherited:citation:") for n in notes)
+    items = cands.items
+    # only a kept copy that inherited a citation can have one its item lacks (it inherits one
+    # only where it had none): the sparse inherited columns, not every candidate
+    changed = sorted(
+        i for i, k in cands.inherited.items() if cands.inherited_citation[k] is not None and not cands.history[i]
     )
-    changed = [
-        i
-        for i in noted
-        if signals[i] is not items[i].signals
-        and signals[i].citation != items[i].signals.citation
-        and not cands.history[i]
-    ]
     if not changed:
         return
     old = ["".join(wrapper(items[i])) + SEPARATOR for i in changed]
-    new = ["".join(wrapper(dataclasses.replace(items[i], signals=signals[i]))) + SEPARATOR for i in changed]
+    new = ["".join(wrapper(dataclasses.replace(items[i], signals=cands.signals_of(i)))) + SEPARATOR for i in changed]
     counts = estimator.count(old + new)
     tokens = cands.tokens
     for k, i in enumerate(changed):
