@@ -30,6 +30,10 @@ use xxhash_rust::xxh3::xxh3_64;
 /// streams, which the caches and TLB hold. With 1024 (8k pairs each) the scatter cost 0.34 of
 /// the shingling's CPU time at 100k and grouping 0.31, against 0.27 and 0.29 now; at 10k, 32
 /// or 64 partitions measured no better than 256 (perf samples, relative to shingling, load 9).
+/// Lost too (issue 15, sixth session): 16 partitions for a 1k-item call, where 256 regions of
+/// ~300 pairs and 256 grouping tasks looked like overhead: callgrind of `dedupe_phases` on 1k
+/// candidates of bench_engine's corpus 497.0M -> 489.6M instructions (-1.5 %), not worth a
+/// partition count per call.
 pub const PARTITION_BITS: u32 = 8;
 pub const PARTITIONS: usize = 1 << PARTITION_BITS;
 

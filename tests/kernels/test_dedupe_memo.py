@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -256,7 +257,15 @@ def test_rebuilds_run_after_the_build_and_decide_nothing():
     assert paths[0] == "new" and set(paths[1:]) == {"warm"}, paths
     s = memo.stats()  # waits for a rebuild still running
     assert s["rebuilds"] >= 2 and s["resets"] == 0 and s["busy"] == 0, s
-    # on a quiet pool the thread starts long before the next build: most ran there
+    # on a quiet pool the thread starts long before the next build, so most ran there; on a
+    # loaded machine the next build may run it first, so more builds, with time between them,
+    # until one ran on the pool (the count then says it did; never a timed assertion)
+    b = 40
+    while s["rebuilds_after_build"] == 0 and b < 400:
+        time.sleep(0.01)
+        assert check_build(memo, rolling(400, 80 + 20 * b), 0.8) == "warm"
+        b += 1
+        s = memo.stats()
     assert s["rebuilds_after_build"] >= 1, s
     assert len(memo) >= 400
 
