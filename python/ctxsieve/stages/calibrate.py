@@ -51,7 +51,8 @@ def calibrate(cands: Candidates, weights: Sequence[float], modes: Sequence[str])
     """Fill ``cands.calibrated`` and ``cands.final``; ``weights[r]`` and ``modes[r]`` belong to
     the source of rank ``r``. One kernel call (``kernels.build.calibrate_scores``) normalises
     every source and applies the signals' factors; the signals' notes go into ``cands.notes``
-    (shared tuples, made into lists only for an item a later stage notes too). This replaced
+    (shared tuples; a later stage's notes go into the adjustment log, ``Candidates.notes_of``
+    reads both). This replaced
     ~15 numpy calls per source, a Python loop over the marked items and a list of notes per
     marked item: 1k candidates 0.31-0.46 -> 0.10 ms, 10k 2.4-4.6 -> 0.9 ms (CPU time, load 8)."""
     n = len(cands)
