@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from ctxsieve import CallableSource, ContextEngine, ContextItem, Signals, StaticSource, backend
+from ctxsieve.kernels.threads import set_thread_budget
 from ctxsieve.stages import dedupe as dedupe_stage
 
 if __package__ in (None, ""):
@@ -189,6 +190,9 @@ def build_many_ms(n: int, rounds: int, engine: ContextEngine | None = None) -> d
         # the same queries one after another: what build_many's threads must beat (with each
         # query its own candidates, "one build" repeats one query, which the memo answers warm)
         "sequential": lambda: [engine.build_sync(q) for q in QUERIES],
+        # the same, every kernel on one thread: what "one thread" means when a build's kernels
+        # do not spread over the cores themselves
+        "one core": lambda: on_one_core(lambda: [engine.build_sync(q) for q in QUERIES]),
     }
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
     windows = engine.build_many(QUERIES, max_workers=2)
@@ -201,6 +205,15 @@ def build_many_ms(n: int, rounds: int, engine: ContextEngine | None = None) -> d
             fn()
             times[name].append(((time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000))
     return {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
+
+
+def on_one_core(fn: Any) -> Any:
+    """``fn()`` with the calling thread's kernels on one thread."""
+    set_thread_budget(1)
+    try:
+        return fn()
+    finally:
+        set_thread_budget(None)
 
 
 def rss_kb() -> int:
@@ -323,6 +336,12 @@ def table() -> None:
         print(f"2 threads {seq / two:.2f}x that, 1 thread {one / seq:.2f} of it;", end=" ")
         print(f"one build_sync {single:.1f} ms (CPU {single_cpu:.1f}); load average {load:.1f} before,", end=" ")
         print(f"{os.getloadavg()[0]:.1f} after")
+        # two workers cannot beat the sequential builds by more than their wall time over half
+        # their CPU time: a build whose kernels already use both cores leaves less to win
+        core, core_cpu = many["one core"]
+        print(f"    bound for 2 threads over them, wall / (CPU / 2): {2 * seq / seq_cpu:.2f}x;", end=" ")
+        print(f"the same builds with every kernel on one thread: {core:.1f} ms (CPU {core_cpu:.1f}),", end=" ")
+        print(f"2 threads {core / two:.2f}x that")
     before, during, peak = peak_rss_mb(100_000)
     print(
         f"  RSS, 100k cold build: {before:.0f} MiB before (corpus and engine), {during:.0f} MiB at most during"
