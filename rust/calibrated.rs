@@ -29,7 +29,7 @@ pub use known::{
     piece_pair_bit, piece_step, prefix_hash, word_hash, KnownWords, PieceTable, TableError,
 };
 
-pub const NUM_FEATURES: usize = 37;
+pub const NUM_FEATURES: usize = 38;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -71,6 +71,7 @@ pub const CHAR_EXTRA: usize = 33;
 pub const PUNCT_BREAK: usize = 34;
 pub const CJK_PIECE: usize = 35;
 pub const UNKNOWN_WORD: usize = 36;
+pub const WS_WORD: usize = 37;
 
 /// Code points the `char_extra` table covers (2 bits each); beyond it a character's extra is
 /// its UTF-8 length less one, the byte-level worst case.

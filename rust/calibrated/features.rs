@@ -375,6 +375,13 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
             }
             cu => {
                 f[cu] += 1;
+                // a tab (CR, VT, FF) before a word: a token of its own (the reference's ws_word)
+                if cu == OTHER_WS
+                    && i + 1 < n
+                    && (text[i + 1].is_ascii_alphabetic() || letter2_at(text, i + 1))
+                {
+                    f[WS_WORD] += 1;
+                }
                 if b >= 0x80 {
                     f[CHAR_EXTRA] += extra_at(text, i, tables);
                 }

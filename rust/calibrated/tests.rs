@@ -35,6 +35,16 @@ fn words_camel_case_and_spaces() {
 }
 
 #[test]
+fn a_tab_before_a_word_counts_in_ws_word() {
+    // the last tab of an indentation, a table's separator, a two-byte letter after a tab
+    let f = features("\t\tif x\nLI\tLiechtenstein\t42\t\u{e9}t\u{e9}\t\u{a0}".as_bytes(), None);
+    assert_eq!((f[OTHER_WS], f[WS_WORD]), (6, 3));
+    // not before a digit, a mark, a space or the end; CR and FF count as tabs do
+    assert_eq!(features(b"a\t1\t(\t \t", None)[WS_WORD], 0);
+    assert_eq!(features(b"a\rb\x0cc", None)[WS_WORD], 2);
+}
+
+#[test]
 fn mixed_runs_replace_their_regular_counts() {
     assert_eq!(
         named("a1b2c3"),
@@ -266,7 +276,7 @@ fn estimate_is_a_ceiling_of_fixed_point_costs() {
 fn cost_checks_mirror_the_reference() {
     assert_eq!(
         check_costs(&[0; 3]).unwrap_err().to_string(),
-        "costs: expected 37 items (one per feature), got 3"
+        "costs: expected 38 items (one per feature), got 3"
     );
     let mut c = [0i128; NUM_FEATURES];
     c[4] = -1;

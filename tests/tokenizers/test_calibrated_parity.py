@@ -121,6 +121,15 @@ def test_split_script_classes() -> None:
     assert native_features(texts) == [ref.features(t) for t in texts]
 
 
+def test_a_tab_before_a_word_is_ws_word() -> None:
+    """A tab (CR, VT, FF) directly before a letter counts in ``ws_word`` on top of ``other_ws``:
+    the last tab of an indentation, a table's separator, a two-byte letter; not before a digit,
+    a mark, a space, U+00A0 or the end. Both sides."""
+    texts = ["\t\tif x\nLI\tLiechtenstein\t42\t\u00e9t\u00e9\t\u00a0", "a\t1\t(\t \t", "a\rb\x0cc"]
+    assert [(ref.classify(t)["other_ws"], ref.classify(t)["ws_word"]) for t in texts] == [(6, 3), (4, 0), (2, 2)]
+    assert native_features(texts) == [ref.features(t) for t in texts]
+
+
 def test_huge_text_agrees() -> None:
     text = ("Syng vf 12345 a1b2c3d4 中文 😀\ud800 the cat \n    " * 20_000)[:-1]
     costs = [ref.MAX_COST] * ref.NUM_FEATURES

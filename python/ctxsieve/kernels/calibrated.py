@@ -84,6 +84,13 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
   ``prefix_hash`` of the text so far, and ends after the longest whose ``word_hash`` it holds
   (only when the set is not empty). With neither, and without a set, every character is a
   piece.
+* ``ws_word``: an ``other_ws`` character (tab, CR, VT, FF) directly before a word character
+  (``is_word_char``), counted on top of its ``other_ws``. The byte-level pre-tokenizers take
+  a tab into the word after it (``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``), and few tokens hold a tab and
+  a word, so in a table (``LI<TAB>Liechtenstein``) the tab is a token of its own, while a run
+  of tabs that indents code is one or two tokens: ``other_ws`` alone priced the tab as the
+  indentation (issue 16, the independent corpus's tz tables). A profile without a cost for it
+  prices it 0, as before it existed.
 
 The estimate of a text is ``ceil(sum(count[f] * cost[f]) / SCALE)``, at most
 ``limits.MAX_COUNT``, with integer costs in thousandths of a token, so both backends compute it
@@ -158,6 +165,7 @@ from ctxsieve.kernels.calibrated_classes import (
     UPPER,
     WORD_CLASSES,
     WORD_START,
+    WS_WORD,
     char_class,
     is_mark_before_word,
     is_piece_char,
@@ -345,6 +353,7 @@ __all__ = [
     "UPPER",
     "WORD_CLASSES",
     "WORD_START",
+    "WS_WORD",
     "KnownWords",
     "char_class",
     "char_extra",

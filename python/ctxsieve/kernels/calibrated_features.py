@@ -18,6 +18,7 @@ from ctxsieve.kernels.calibrated_classes import (
     MIXED_MIN,
     MIXED_RUN,
     NUM_FEATURES,
+    OTHER_WS,
     PIECE_HASH_SEED,
     PIECE_LONGER,
     PIECE_TOKEN,
@@ -33,6 +34,7 @@ from ctxsieve.kernels.calibrated_classes import (
     UPPER,
     WORD_CLASSES,
     WORD_START,
+    WS_WORD,
     char_class,
     is_mark_before_word,
     is_piece_char,
@@ -203,6 +205,8 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
                 f[PUNCT_REPEAT if prev == PUNCT and text[i - 1] == ch else PUNCT] += 1
             else:
                 f[c] += 1
+                if c == OTHER_WS and i + 1 < n and is_word_char(ord(text[i + 1])):
+                    f[WS_WORD] += 1
         # a two-byte non-letter (U+00A0, ×, «) ends a word: the letter after it starts one
         prev = -1 if c in U2_CLASSES and not word_char else c
     if run_len:
