@@ -375,7 +375,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
             }
             cu => {
                 f[cu] += 1;
-                // a tab (CR, VT, FF) before a word: a token of its own (the reference's ws_word)
+                // a tab (CR, VT, FF) before an ASCII or two-byte letter: a token of its own (ws_word)
                 if cu == OTHER_WS
                     && i + 1 < n
                     && (text[i + 1].is_ascii_alphabetic() || letter2_at(text, i + 1))

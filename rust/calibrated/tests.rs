@@ -37,7 +37,10 @@ fn words_camel_case_and_spaces() {
 #[test]
 fn a_tab_before_a_word_counts_in_ws_word() {
     // the last tab of an indentation, a table's separator, a two-byte letter after a tab
-    let f = features("\t\tif x\nLI\tLiechtenstein\t42\t\u{e9}t\u{e9}\t\u{a0}".as_bytes(), None);
+    let f = features(
+        "\t\tif x\nLI\tLiechtenstein\t42\t\u{e9}t\u{e9}\t\u{a0}".as_bytes(),
+        None,
+    );
     assert_eq!((f[OTHER_WS], f[WS_WORD]), (6, 3));
     // not before a digit, a mark, a space or the end; CR and FF count as tabs do
     assert_eq!(features(b"a\t1\t(\t \t", None)[WS_WORD], 0);

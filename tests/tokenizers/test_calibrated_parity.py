@@ -70,7 +70,7 @@ def native_features(texts: list[str], known: Any = None) -> list[list[int]]:
 # Texts made of words and what may stand around them (spaces, digits, marks, two-byte letters
 # and non-letters, CJK), so that known words are found, cut short, or rejected next to a digit.
 WORDS = ["the", "The", "cat", "señor", "Ωμέγα", "naïve", "x", "шаг", "canción", "ab"]
-AROUND = [" ", "  ", ",", "1", "\n", "é", "×", "中", "_", "\u0301", "\ud800", "😀", "9a"]
+AROUND = [" ", "  ", ",", "1", "\n", "\t", "\x0b", "\r", "é", "×", "中", "_", "\u0301", "\ud800", "😀", "9a"]
 WORDY_TEXT = st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from(AROUND), ANY_CHAR), max_size=40).map("".join)
 KEYS = [k.encode("utf-8") for w in WORDS for k in (w, " " + w)]
 

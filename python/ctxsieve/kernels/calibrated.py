@@ -87,7 +87,8 @@ surrogate is a 3-byte sequence (its ``surrogatepass`` encoding), in ``u3_hangul`
 * ``ws_word``: an ``other_ws`` character (tab, CR, VT, FF) directly before a word character
   (``is_word_char``), counted on top of its ``other_ws``. The byte-level pre-tokenizers take
   a tab into the word after it (``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``), and few tokens hold a tab and
-  a word, so in a table (``LI<TAB>Liechtenstein``) the tab is a token of its own, while a run
+  a word, so in a table (``LI<TAB>Liechtenstein``) the tab is a token of its own (a CR is never
+  joined to the word, but is a piece of its own, which costs the same), while a run
   of tabs that indents code is one or two tokens: ``other_ws`` alone priced the tab as the
   indentation (issue 16, the independent corpus's tz tables). A profile without a cost for it
   prices it 0, as before it existed.
