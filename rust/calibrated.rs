@@ -101,13 +101,24 @@ pub enum CostError {
     Range(usize, i128),
 }
 
+/// The reference's `OLD_LENGTH_HINT`, word for word.
+const OLD_LENGTH_HINT: &str =
+    "; a vector from before ws_word (the last feature) estimates as it did with 0 appended";
+
 impl std::fmt::Display for CostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CostError::Length(n) => write!(
-                f,
-                "costs: expected {NUM_FEATURES} items (one per feature), got {n}"
-            ),
+            CostError::Length(n) => {
+                write!(
+                    f,
+                    "costs: expected {NUM_FEATURES} items (one per feature), got {n}"
+                )?;
+                // one short: most likely saved before `ws_word` (the last feature) was added
+                if *n + 1 == NUM_FEATURES {
+                    write!(f, "{OLD_LENGTH_HINT}")?;
+                }
+                Ok(())
+            }
             CostError::Range(i, c) => write!(f, "costs[{i}]: must be in [0, {MAX_COST}], got {c}"),
         }
     }

@@ -171,6 +171,17 @@ def test_errors_agree(texts: list[Any], costs: list[Any], error: type[Exception]
     assert str(theirs.value) == str(ours.value)
 
 
+def test_a_vector_one_short_says_how_to_keep_its_old_estimates() -> None:
+    # a 37-item vector saved before ws_word: the message tells the user to append a 0
+    old = list(range(1, N))
+    for fn in (native.calibrated_estimate, ref.estimate_reference):
+        with pytest.raises(ValueError, match=r"got 37; a vector from before ws_word .* with 0 appended$"):
+            fn(["a\tb"], old)
+    assert native.calibrated_estimate(["a\tb"], [*old, 0]) == ref.estimate_reference(["a\tb"], [*old, 0])
+    with pytest.raises(ValueError, match=r"got 36$"):
+        ref.estimate_reference(["a"], old[:-1])
+
+
 @pytest.mark.parametrize(
     ("hashes", "error"),
     [("abcd", TypeError), (bytearray(4), TypeError), (None, TypeError), (b"abc", ValueError), (b"\0" * 9, ValueError)],

@@ -194,12 +194,18 @@ from ctxsieve.kernels.limits import saturate
 from ctxsieve.kernels.reference import check_str_list
 
 
+# A vector one short is most likely one saved before ``ws_word`` (the last feature) was added:
+# the message says how to keep its estimates (the native side says the same).
+OLD_LENGTH_HINT = "; a vector from before ws_word (the last feature) estimates as it did with 0 appended"
+
+
 def check_costs(costs: list[Any]) -> list[int]:
     """Costs are ``NUM_FEATURES`` ints in ``[0, MAX_COST]`` (the native side checks the same)."""
     if not isinstance(costs, list):
         raise TypeError(f"costs: expected a list, got {type(costs).__name__}")
     if len(costs) != NUM_FEATURES:
-        raise ValueError(f"costs: expected {NUM_FEATURES} items (one per feature), got {len(costs)}")
+        hint = OLD_LENGTH_HINT if len(costs) == NUM_FEATURES - 1 else ""
+        raise ValueError(f"costs: expected {NUM_FEATURES} items (one per feature), got {len(costs)}{hint}")
     out = []
     for i, c in enumerate(costs):
         if isinstance(c, bool) or not isinstance(c, int):
