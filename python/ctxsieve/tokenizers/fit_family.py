@@ -38,14 +38,14 @@ from ctxsieve.kernels.calibrated import (
 )
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.fit_groups import (
-    LOCO_MARGINS,
-    LOCO_UNDER_SHARE,
     Probes,
     choose_margin,
     estimates,
     fit_costs,
     fixed_point,
+    smallest_margin,
     tokenizer_floors,
+    under_counted,
     weak_classes,
 )
 from ctxsieve.tokenizers.probes import PROBE_TARGETS, probe_texts
@@ -209,7 +209,4 @@ def _margin_on(tune: tuple[Sequence[str], Sequence[int]], costs: np.ndarray, tab
         raise ValueError(f"tune: expected {len(texts)} counts (one per text), got {len(truth)}")
     rows = np.array(features_batch(list(texts), tables.known()), dtype=np.int64).reshape(len(texts), len(FEATURES))
     t = np.asarray(truth, dtype=np.int64)
-    for m in LOCO_MARGINS:
-        if int(((estimates(rows, fixed_point(costs, m)) < t) & (t > 0)).sum()) <= LOCO_UNDER_SHARE * int((t > 0).sum()):
-            return m
-    return LOCO_MARGINS[-1]
+    return smallest_margin(lambda m: under_counted(rows, t, costs, m))

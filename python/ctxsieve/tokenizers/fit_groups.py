@@ -38,7 +38,7 @@ category, the honest figure for the whole method.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -173,6 +173,23 @@ def _folds(
     return {g: fit_costs(rows, truth, chars, groups, mask & (groups != g)) for g in np.unique(groups[mask])}
 
 
+def under_counted(rows: np.ndarray, truth: np.ndarray, costs: np.ndarray, margin: float) -> tuple[int, int]:
+    """How many of the non-empty documents ``costs`` at ``margin`` under-count, and how many
+    there are."""
+    e = estimates(rows, fixed_point(costs, margin))
+    return int(((e < truth) & (truth > 0)).sum()), int((truth > 0).sum())
+
+
+def smallest_margin(judged: Callable[[float], tuple[int, int]]) -> float:
+    """The smallest ``LOCO_MARGINS`` value at which ``judged(margin)`` (under-counted documents,
+    documents) is at most ``LOCO_UNDER_SHARE`` under-counted; the largest when none is."""
+    for margin in LOCO_MARGINS:
+        under, total = judged(margin)
+        if under <= LOCO_UNDER_SHARE * total:
+            return margin
+    return LOCO_MARGINS[-1]
+
+
 def choose_margin(
     rows: np.ndarray, truth: np.ndarray, chars: np.ndarray, groups: np.ndarray, mask: np.ndarray | None = None
 ) -> float:
@@ -181,15 +198,12 @@ def choose_margin(
     mask = np.ones(len(truth), dtype=bool) if mask is None else mask
     folds = _folds(rows, truth, chars, groups, mask)
     idx = {g: mask & (groups == g) for g in folds}
-    for margin in LOCO_MARGINS:
-        under = total = 0
-        for g, costs in folds.items():
-            e, t = estimates(rows[idx[g]], fixed_point(costs, margin)), truth[idx[g]]
-            under += int(((e < t) & (t > 0)).sum())
-            total += int((t > 0).sum())
-        if under <= LOCO_UNDER_SHARE * total:
-            return margin
-    return LOCO_MARGINS[-1]
+
+    def judged(margin: float) -> tuple[int, int]:
+        counts = [under_counted(rows[idx[g]], truth[idx[g]], costs, margin) for g, costs in folds.items()]
+        return sum(u for u, _ in counts), sum(t for _, t in counts)
+
+    return smallest_margin(judged)
 
 
 def holdout_estimates(
