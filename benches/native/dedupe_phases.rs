@@ -12,21 +12,9 @@ use ctxsieve::text::shingle_set;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// CPU time of every thread of this process, in seconds (Linux): on a loaded machine the wall
-/// time of a run also counts the time other processes held the cores.
-fn cpu_seconds() -> f64 {
-    let mut ns = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").expect("Linux /proc") {
-        let stat =
-            std::fs::read_to_string(task.unwrap().path().join("schedstat")).unwrap_or_default();
-        ns += stat
-            .split(' ')
-            .next()
-            .and_then(|f| f.parse().ok())
-            .unwrap_or(0);
-    }
-    ns as f64 * 1e-9
-}
+#[path = "candidates_tsv.rs"]
+mod candidates_tsv;
+use candidates_tsv::cpu_seconds;
 
 /// Best of `rounds`: (wall seconds, CPU seconds, result).
 fn best_of<F: FnMut() -> usize>(rounds: usize, mut f: F) -> (f64, f64, usize) {
@@ -44,20 +32,7 @@ fn best_of<F: FnMut() -> usize>(rounds: usize, mut f: F) -> (f64, f64, usize) {
 fn main() {
     for path in std::env::args().skip(1) {
         let data = std::fs::read_to_string(&path).expect("readable UTF-8 file");
-        let items: Vec<Item> = data
-            .lines()
-            .map(|line| {
-                let f: Vec<&str> = line.splitn(5, '\t').collect();
-                assert_eq!(f.len(), 5, "score, pinned, history, id, text");
-                Item {
-                    score: f[0].parse().expect("a float score"),
-                    pinned: f[1] == "1",
-                    history: f[2] == "1",
-                    id: f[3].as_bytes(),
-                    text: f[4],
-                }
-            })
-            .collect();
+        let items: Vec<Item> = candidates_tsv::items(&data);
         let bytes: usize = items.iter().map(|it| it.text.len()).sum();
         let order = visit_order(&items);
         // the floor: shingle sets alone, on all cores, as prepare makes them

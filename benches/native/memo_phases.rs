@@ -13,19 +13,9 @@ use ctxsieve::dedupe_memo::{Limits, Memo};
 use std::time::Instant;
 use xxhash_rust::xxh3::xxh3_64;
 
-fn cpu_seconds() -> f64 {
-    let mut ns = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").expect("Linux /proc") {
-        let stat =
-            std::fs::read_to_string(task.unwrap().path().join("schedstat")).unwrap_or_default();
-        ns += stat
-            .split(' ')
-            .next()
-            .and_then(|f| f.parse().ok())
-            .unwrap_or(0);
-    }
-    ns as f64 * 1e-9
-}
+#[path = "candidates_tsv.rs"]
+mod candidates_tsv;
+use candidates_tsv::cpu_seconds;
 
 fn timed<T>(f: impl FnOnce() -> T) -> (f64, f64, T) {
     let (t0, c0) = (Instant::now(), cpu_seconds());
@@ -43,24 +33,7 @@ fn main() {
         .iter()
         .map(|p| std::fs::read_to_string(p).expect("readable UTF-8 file"))
         .collect();
-    let builds: Vec<Vec<Item>> = data
-        .iter()
-        .map(|d| {
-            d.lines()
-                .map(|line| {
-                    let f: Vec<&str> = line.splitn(5, '\t').collect();
-                    assert_eq!(f.len(), 5, "score, pinned, history, id, text");
-                    Item {
-                        score: f[0].parse().expect("a float score"),
-                        pinned: f[1] == "1",
-                        history: f[2] == "1",
-                        id: f[3].as_bytes(),
-                        text: f[4],
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    let builds: Vec<Vec<Item>> = data.iter().map(|d| candidates_tsv::items(d)).collect();
     let rounds: usize = std::env::var("MEMO_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
