@@ -176,16 +176,6 @@ pub(super) fn extra_at(text: &[u8], i: usize, known: Option<&KnownWords>) -> u64
     }
 }
 
-/// Pre-tokenizer pieces of a digit run of `len` digits, `group` digits a piece (0: one).
-#[inline]
-pub(super) fn digit_pieces(len: u64, group: u8) -> u64 {
-    if group == 0 {
-        1
-    } else {
-        len.div_ceil(u64::from(group))
-    }
-}
-
 /// The code point of a whole three-byte sequence.
 #[inline]
 fn cp_of(c: &[u8]) -> u32 {
@@ -268,7 +258,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
     }
     f[DOC] = 1;
     let tables = known;
-    let group = tables.map_or(0, |k| k.digit_group);
+    let group = u64::from(tables.map_or(0, |k| k.digit_group));
     let known = known.filter(|k| !k.is_empty());
     let mut prev = NONE;
     let mut prev_word_char = false;
@@ -296,15 +286,17 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                 let (mut words, mut digit_runs, mut rare) = (0u64, 0u64, 0u64);
                 let mut p = prev;
                 let mut prev_letter = NO_LETTER;
-                let mut dlen = 0u64; // the current digit run, counted in digit_piece when it ends
+                // a digit run's pre-tokenizer pieces, `group` digits a piece (0: the whole run),
+                // counted as the run goes: a digit whose place in its run is a multiple of
+                // `group` starts one (with 0, only its first). (Dividing the run's length when
+                // it ended, `div_ceil`, was 8 % of the samples on the held-out ids with o200k:
+                // perf, cpu-clock; counted, the ids ran 2-5 % faster, the split 0-4 %.)
+                let (mut dpieces, mut dpos) = (0u64, 0u64);
                 while i < n {
                     let b = text[i];
-                    if dlen > 0 && !b.is_ascii_digit() {
-                        f[DIGIT_PIECE] += digit_pieces(dlen, group);
-                        dlen = 0;
-                    }
                     if b.is_ascii_lowercase() {
                         // the hot path: a run of lowercase letters, one table lookup a byte
+                        dpos = 0;
                         words += u64::from(!is_word(p));
                         let s0 = i;
                         while i < n {
@@ -321,6 +313,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                         continue;
                     }
                     if b.is_ascii_uppercase() {
+                        dpos = 0;
                         let letter = (b - b'A') as usize;
                         upper += 1;
                         words += u64::from(!is_word(p) || p == LOWER as u8);
@@ -329,7 +322,8 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                         p = UPPER as u8;
                     } else if b.is_ascii_digit() {
                         digits += 1;
-                        dlen += 1;
+                        dpieces += u64::from(dpos == 0);
+                        dpos = if dpos + 1 == group { 0 } else { dpos + 1 };
                         digit_runs += u64::from(p != DIGIT as u8);
                         prev_letter = NO_LETTER;
                         p = DIGIT as u8;
@@ -338,9 +332,7 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                     }
                     i += 1;
                 }
-                if dlen > 0 {
-                    f[DIGIT_PIECE] += digit_pieces(dlen, group);
-                }
+                f[DIGIT_PIECE] += dpieces;
                 let len = (i - start) as u64;
                 if len >= MIXED_MIN && lower + upper > 0 && digits > 0 {
                     f[MIXED_CHAR] += len;
