@@ -253,6 +253,9 @@ fn piece_run(
 ///
 /// With a non-empty `known` set, each word that starts a run of word characters (not after a
 /// digit) is looked up first; a known one is skipped whole after counting `known_word`.
+/// (Lost: the lookup moved from the loop's head into the arms of ASCII letters and two-byte
+/// classes, the only ones where a word starts: 43.9 -> 42.1 M instructions a pass with o200k,
+/// but one thread -3..+0.5 % for the nine profiles, best of 3 interleaved turns.)
 pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] {
     let mut f = [0u64; NUM_FEATURES];
     let n = text.len();
