@@ -302,6 +302,9 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                     let b = text[i];
                     if b.is_ascii_lowercase() {
                         // the hot path: a run of lowercase letters, one table lookup a byte
+                        // (lost: every byte of the run in one step without branches, each
+                        // count added as 0 or 1 from a class table: 43.9 -> 57.8 M
+                        // instructions a pass with o200k, the held-out ids -3..+8 %)
                         dpos = 0;
                         words += u64::from(!is_word(p));
                         let s0 = i;
