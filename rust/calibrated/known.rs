@@ -104,7 +104,10 @@ impl KnownWords {
             return Err(bytes.len());
         }
         let n = bytes.len() / 4;
-        // at most 3/4 full (1 MB for o200k's 144k words): a smaller table stays in cache
+        // at most 3/4 full (1 MB for o200k's 144k words): a smaller table stays in cache.
+        // (Lost: 3/4 full with any capacity, the slot by a multiply-range instead of a power
+        // of two (772 KB for o200k): one thread o200k 267 against 271 MB/s, Qwen 250 against
+        // 261, best of 10 interleaved turns, with the loop over single slots.)
         let capacity = (n + n / 3 + 1).next_power_of_two().max(2);
         let mut out = Self {
             slots: vec![0; capacity + WINDOW - 1],
@@ -369,7 +372,10 @@ impl PieceTable {
     /// Lost: `KnownWords`' windows of 8 slots compared at once (here the first match before
     /// the first empty slot, as bit masks): at a quarter full the home slot mostly answers, and
     /// one thread was 2-20 % slower on the held-out split (Qwen 216 against 271 MB/s, DeepSeek
-    /// 184 against 206; callgrind 47.4 -> 54.9 M instructions a pass with o200k).
+    /// 184 against 206; callgrind 47.4 -> 54.9 M instructions a pass with o200k), and so with
+    /// the table half full or full (fewer bytes for Qwen's and DeepSeek's 1-2 MB): 8-17 %
+    /// slower. (The home slot is the top bits of the hash and the fingerprint its top 30, so
+    /// equal fingerprints share a chain and the flags are the reference's dict at any load.)
     #[inline]
     pub(super) fn flags(&self, h: u64) -> u32 {
         let fp = (h >> (64 - PIECE_FINGERPRINT_BITS)) as u32;
