@@ -1,6 +1,6 @@
-//! The calibrated estimator alone, one thread, over texts and a profile's tables written by
-//! hand-made files (see `usage`): the harness for callgrind's instructions per pass and for
-//! timings without the Python boundary. By hand:
+//! The calibrated estimator alone, one thread, over texts and a profile's tables in files that
+//! `benches/native/calibrated_tables.py` writes: the harness for callgrind's instructions per
+//! pass and for timings without the Python boundary. By hand:
 //!
 //!     cargo run --profile profiling --example calibrated_pass -- DIR PROFILE CORPUS PASSES
 //!
