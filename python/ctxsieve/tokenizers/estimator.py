@@ -97,6 +97,8 @@ class Estimator:
             if not self.trusted or type(counts) is not list or len(counts) != len(texts):
                 counts = self._checked(counts, len(texts))
             return counts  # type: ignore[no-any-return]
+        if not self._cache:
+            return self._count_cold(texts, cache)
         # never re-read the cache after this first pass: another thread may clear it
         out: list[int | None] = list(map(self._cache.get, texts))
         if None not in out:
@@ -116,6 +118,22 @@ class Estimator:
         if cache:
             self._remember(fresh)
         return out  # type: ignore[return-value]
+
+    def _count_cold(self, texts: list[str], cache: bool) -> list[int]:
+        # an empty cache answers nothing: no lookups, and without repeated texts the counts are
+        # the answer as they come (a counter returning zeros, the held-out split's 720 texts,
+        # cache=False: 147 -> 85 us a call, ~2 % of calibrated:o200k's two-thread estimate;
+        # cache=True 239 -> 151 us)
+        missing = list(dict.fromkeys(texts))
+        counts = self._fn(missing)
+        if not self.trusted or type(counts) is not list or len(counts) != len(missing):
+            counts = self._checked(counts, len(missing))
+        fresh = dict(zip(missing, counts)) if cache or len(missing) != len(texts) else {}
+        if cache:
+            self._remember(fresh)
+        if len(missing) == len(texts):
+            return counts[:]  # type: ignore[no-any-return]  # the counter's own list stays its own
+        return list(map(fresh.__getitem__, texts))
 
     def _remember(self, fresh: dict[str, int]) -> None:
         keep = {t: c for t, c in fresh.items() if len(t) <= MAX_CACHED_TEXT}
