@@ -193,7 +193,6 @@ from ctxsieve.kernels.calibrated_tables import (
 from ctxsieve.kernels.limits import saturate
 from ctxsieve.kernels.reference import check_str_list
 
-
 # A vector one short is most likely one saved before ``ws_word`` (the last feature) was added:
 # the message says how to keep its estimates (the native side says the same).
 OLD_LENGTH_HINT = "; a vector from before ws_word (the last feature) estimates as it did with 0 appended"
