@@ -179,7 +179,7 @@ impl Memo {
     /// `keys[i]`: a hash of `items[i].text` (any hash: a text is compared in full once found,
     /// and equal texts under two keys only cost a slot).
     pub fn dedupe(&mut self, items: &[Item], keys: &[u64]) -> (Outcome, Path) {
-        self.dedupe_same(items, keys, None)
+        self.dedupe_same(items, keys, None, None)
     }
 
     fn forget_same(&mut self) {
@@ -195,17 +195,19 @@ impl Memo {
     ///
     /// Why: finding the 10k texts of a warm-95 % build compared each in full against the
     /// memo's copy, both mostly out of cache after the Python stages (memcmp alone ~1.6 ms of
-    /// a ~10 ms call inside `stages.py --warm`'s builds, perf).
+    /// a ~10 ms call inside `stages.py --warm`'s builds, perf). `id_keys`: a hash of each id
+    /// that equal ids share, for the visit (`visit`), else xxh3 of each.
     pub fn dedupe_same(
         &mut self,
         items: &[Item],
         keys: &[u64],
         same: Option<&[usize]>,
+        id_keys: Option<&[u64]>,
     ) -> (Outcome, Path) {
         self.rebuild_waiting_now(); // before the hints are read: it renumbers the slots
         let last_which = std::mem::take(&mut self.last_which);
         let last_same = std::mem::take(&mut self.last_same);
-        let out = self.dedupe_hinted(items, keys, same, &last_which, &last_same);
+        let out = self.dedupe_hinted(items, keys, (same, id_keys), &last_which, &last_same);
         if let (Some(same), Path::Warm) = (same, out.1) {
             self.last_same = same.to_vec();
         } else {
@@ -218,7 +220,7 @@ impl Memo {
         &mut self,
         items: &[Item],
         keys: &[u64],
-        same: Option<&[usize]>,
+        (same, id_keys): (Option<&[usize]>, Option<&[u64]>),
         last_which: &[u32],
         last_same: &[usize],
     ) -> (Outcome, Path) {
@@ -337,7 +339,7 @@ impl Memo {
                 *w = base + (*w & !NEW);
             }
         }
-        let out = visit(&self.slots, items, &which);
+        let out = visit(&self.slots, items, &which, id_keys);
         self.last_which = which;
         self.maybe_rebuild();
         self.stats.warm += 1;

@@ -149,7 +149,9 @@ fn check_sequence(seed: u64, limits: Limits, builds: usize, size: usize) -> Vec<
                     *names.entry(c.text.clone()).or_insert(next)
                 })
                 .collect();
-            memo.dedupe_same(&items, &keys, Some(&same))
+            // and the ids keyed by a bad hash (their length mod 3) on every third: keys collide
+            let id_keys: Vec<u64> = cands.iter().map(|c| key(&c.id, seed % 3 == 0)).collect();
+            memo.dedupe_same(&items, &keys, Some(&same), Some(&id_keys))
         } else {
             memo.dedupe(&items, &keys)
         };

@@ -16,7 +16,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -182,12 +182,28 @@ impl PyDedupeMemo {
                 .iter()
                 .map(|o| o.hash().map(|h| h as u64))
                 .collect::<PyResult<Vec<u64>>>()?;
+            // the ids' keys for the visit: Python's str hash too, only when every id is an
+            // exact str (a subclass may hash otherwise: equal ids must share a key); the bytes
+            // the visit compares are surrogatepass, one to one with the strs
+            let id_keys = if lists[1]
+                .iter()
+                .all(|o| o.is_exact_instance_of::<PyString>())
+            {
+                Some(
+                    lists[1]
+                        .iter()
+                        .map(|o| o.hash().map(|h| h as u64))
+                        .collect::<PyResult<Vec<u64>>>()?,
+                )
+            } else {
+                None
+            };
             let input = args.items();
             // each text's identity for the memo (`Memo::dedupe_same`), and the strs behind it
             let same: Vec<usize> = lists[0].iter().map(|o| o.as_ptr() as usize).collect();
             let held: Vec<Py<PyAny>> = lists[0].iter().map(|o| o.clone().unbind()).collect();
             let (out, path, released) =
-                py.detach(|| within(|| self.run(&input, &keys, &same, held)));
+                py.detach(|| within(|| self.run(&input, &keys, &same, id_keys.as_deref(), held)));
             drop(released); // the last build's strs, let go with the GIL held
             let path = match path {
                 None => "busy",
@@ -284,6 +300,7 @@ impl PyDedupeMemo {
         input: &[Item],
         keys: &[u64],
         same: &[usize],
+        id_keys: Option<&[u64]>,
         held: Vec<Py<PyAny>>,
     ) -> (crate::dedupe::Outcome, Option<Path>, Vec<Py<PyAny>>) {
         let shared = &self.shared;
@@ -301,7 +318,9 @@ impl PyDedupeMemo {
         if self.panic_next.swap(false, Relaxed) {
             m.panic_in_commit = true;
         }
-        match catch_unwind(AssertUnwindSafe(|| m.dedupe_same(input, keys, Some(same)))) {
+        match catch_unwind(AssertUnwindSafe(|| {
+            m.dedupe_same(input, keys, Some(same), id_keys)
+        })) {
             Ok((out, path)) => {
                 // swapped while the memo is held: `held` always covers the memo's addresses
                 let mut h = shared.held.lock().unwrap_or_else(|p| p.into_inner());
