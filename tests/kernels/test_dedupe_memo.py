@@ -332,3 +332,24 @@ def test_arguments_are_checked_like_dedupe():
         with pytest.raises(type(want.value), match=re.escape(str(want.value))):
             memo.dedupe(*args)
     assert len(memo) == 0 and memo.stats()["builds"] == 0
+
+
+class _OddHash(str):
+    """A str whose hash is not str's: equal ids under two hashes."""
+
+    def __hash__(self) -> int:
+        return id(self) & 0xFFFF
+
+
+def test_ids_of_a_str_subclass_with_its_own_hash_decide_as_cold():
+    """The visit keys ids by Python's str hash only when every id is an exact str: a subclass's
+    own hash could give two equal ids two keys (one would not drop the other)."""
+    memo = _native.DedupeMemo(0.8)
+    for b in range(4):
+        cands = rolling(60, 10 * b)
+        for j, c in enumerate(cands):
+            c["id"] = _OddHash(f"same{j % 7}")  # equal ids, each its own object and hash
+        cols = columns(cands)
+        dup, order, _ = memo.dedupe(*cols)
+        memo.start_rebuild()
+        assert (dup, order) == _native.dedupe(*cols, 0.8) == reference.dedupe(*cols, 0.8)
