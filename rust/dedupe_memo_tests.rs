@@ -81,6 +81,9 @@ fn check_sequence(seed: u64, limits: Limits, builds: usize, size: usize) -> Vec<
     let mut pool: Vec<String> = Vec::new();
     let mut cands: Vec<Cand> = Vec::new();
     let mut paths = Vec::new();
+    // names for `Memo::dedupe_same` on odd seeds: one per distinct text, so equal names are
+    // equal texts (what the binding's str addresses promise), in place or moved
+    let mut names: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for b in 0..builds {
         // churn: replace, remove, add; rescore some
         let changes = if b == 0 {
@@ -138,7 +141,20 @@ fn check_sequence(seed: u64, limits: Limits, builds: usize, size: usize) -> Vec<
             .collect();
         let keys: Vec<u64> = cands.iter().map(|c| key(&c.text, seed % 3 == 0)).collect();
         let want = dedupe(&items, threshold);
-        let (got, path) = memo.dedupe(&items, &keys);
+        let (got, path) = if seed % 2 == 1 {
+            let same: Vec<usize> = cands
+                .iter()
+                .map(|c| {
+                    let next = names.len();
+                    *names.entry(c.text.clone()).or_insert(next)
+                })
+                .collect();
+            // and the ids keyed by a bad hash (their length mod 3) on every third: keys collide
+            let id_keys: Vec<u64> = cands.iter().map(|c| key(&c.id, seed % 3 == 0)).collect();
+            memo.dedupe_same(&items, &keys, Some(&same), Some(&id_keys))
+        } else {
+            memo.dedupe(&items, &keys)
+        };
         assert_eq!(
             got.duplicate_of, want.duplicate_of,
             "seed {seed} build {b} ({path:?})"

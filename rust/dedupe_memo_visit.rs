@@ -8,17 +8,43 @@
 //! kept match is a minimum over the item's neighbour list.
 
 use crate::dedupe::{visit_order, Item, Outcome};
-use crate::dedupe_memo_index::MixMap;
-use crate::dedupe_memo_slots::{Slots, TextHash};
+use crate::dedupe_memo_index::{Mix, MixMap};
+use crate::dedupe_memo_slots::Slots;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use xxhash_rust::xxh3::xxh3_64;
 
-/// The greedy visit of `dedupe::dedupe` over the neighbour lists.
-pub fn visit(slots: &Slots, items: &[Item], which: &[u32]) -> Outcome {
+/// An id with its key, hashed by the key alone and compared in full.
+#[derive(PartialEq, Eq)]
+struct IdKeyed<'a>(u64, &'a [u8]);
+
+impl std::hash::Hash for IdKeyed<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0);
+    }
+}
+
+/// The greedy visit of `dedupe::dedupe` over the neighbour lists. `id_keys[i]`: a hash of
+/// `items[i].id` that equal ids share (the binding passes Python's str hash, which each str
+/// caches), else xxh3 of each id here.
+///
+/// What the given keys replaced: xxh3 of each id twice (the lookup, then the insert) inside the
+/// visit, reading every id's bytes again out of cache: ~1.3 ms of a warm-95 % 10k build's
+/// memo call (perf of `stages.py --warm`'s builds, `Hash for &[u8]` with TextHasher).
+pub fn visit(slots: &Slots, items: &[Item], which: &[u32], id_keys: Option<&[u64]>) -> Outcome {
     let order = visit_order(items);
     let mut first_kept = vec![usize::MAX; slots.all.len()];
+    let own: Vec<u64>;
+    let id_keys = match id_keys {
+        Some(k) if k.len() == items.len() => k,
+        _ => {
+            own = items.iter().map(|it| xxh3_64(it.id)).collect();
+            &own
+        }
+    };
     // sized for every item: growing it rehashed ~4 % of an all-known 10k call's time
-    let mut by_id: HashMap<&[u8], usize, TextHash> =
-        HashMap::with_capacity_and_hasher(items.len(), TextHash::default());
+    let mut by_id: HashMap<IdKeyed, usize, BuildHasherDefault<Mix>> =
+        HashMap::with_capacity_and_hasher(items.len(), BuildHasherDefault::default());
     let mut duplicate_of = vec![-1i64; items.len()];
     for (r, &i) in order.iter().enumerate() {
         let it = &items[i];
@@ -28,7 +54,10 @@ pub fn visit(slots: &Slots, items: &[Item], which: &[u32]) -> Outcome {
         let k = which[i] as usize;
         let slot = &slots.all[k];
         if !it.pinned {
-            let mut best = by_id.get(it.id).copied().unwrap_or(usize::MAX);
+            let mut best = by_id
+                .get(&IdKeyed(id_keys[i], it.id))
+                .copied()
+                .unwrap_or(usize::MAX);
             if slot.matches_itself() {
                 best = best.min(first_kept[k]);
             }
@@ -43,7 +72,7 @@ pub fn visit(slots: &Slots, items: &[Item], which: &[u32]) -> Outcome {
         if first_kept[k] == usize::MAX {
             first_kept[k] = r;
         }
-        by_id.entry(it.id).or_insert(r);
+        by_id.entry(IdKeyed(id_keys[i], it.id)).or_insert(r);
     }
     Outcome {
         duplicate_of,

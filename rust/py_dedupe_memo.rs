@@ -8,14 +8,15 @@
 //!
 //! A rebuild of the memo's index that a build finds due (every ten or so warm builds with 5 %
 //! of the texts new; 30-60 ms at 10k texts, as much as a cold build) runs on a pool thread
-//! after the build has returned, between the agent's calls rather than in one of them. A build
+//! once the build has returned (`start_rebuild`, which the engine calls then), between the
+//! agent's calls rather than in one of them. A build
 //! that comes while it runs waits for it (not the cold kernel: the rebuild ends sooner; at most
 //! `REBUILD_WAIT`), and one that comes before it started runs it first. A panic in it empties
 //! the memo, as above.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -48,6 +49,10 @@ struct Shared {
     resets: AtomicU64,
     /// Rebuilds the pool thread ran (the others, a build ran first).
     rebuilds_after: AtomicU64,
+    /// The text strs of the last build the memo ran, kept alive so that the addresses it was
+    /// given (`Memo::dedupe_same`) name those strs and no other until the next build; replaced
+    /// only while `memo` is held, so it always covers them.
+    held: Mutex<Vec<Py<PyAny>>>,
 }
 
 impl Shared {
@@ -144,6 +149,7 @@ impl PyDedupeMemo {
                     rebuilding: AtomicBool::new(false),
                     resets: AtomicU64::new(0),
                     rebuilds_after: AtomicU64::new(0),
+                    held: Mutex::new(Vec::new()),
                 }),
                 threshold,
                 busy: AtomicU64::new(0),
@@ -176,8 +182,29 @@ impl PyDedupeMemo {
                 .iter()
                 .map(|o| o.hash().map(|h| h as u64))
                 .collect::<PyResult<Vec<u64>>>()?;
+            // the ids' keys for the visit: Python's str hash too, only when every id is an
+            // exact str (a subclass may hash otherwise: equal ids must share a key); the bytes
+            // the visit compares are surrogatepass, one to one with the strs
+            let id_keys = if lists[1]
+                .iter()
+                .all(|o| o.is_exact_instance_of::<PyString>())
+            {
+                Some(
+                    lists[1]
+                        .iter()
+                        .map(|o| o.hash().map(|h| h as u64))
+                        .collect::<PyResult<Vec<u64>>>()?,
+                )
+            } else {
+                None
+            };
             let input = args.items();
-            let (out, path) = py.detach(|| within(|| self.run(&input, &keys)));
+            // each text's identity for the memo (`Memo::dedupe_same`), and the strs behind it
+            let same: Vec<usize> = lists[0].iter().map(|o| o.as_ptr() as usize).collect();
+            let held: Vec<Py<PyAny>> = lists[0].iter().map(|o| o.clone().unbind()).collect();
+            let (out, path, released) =
+                py.detach(|| within(|| self.run(&input, &keys, &same, id_keys.as_deref(), held)));
+            drop(released); // the last build's strs, let go with the GIL held
             let path = match path {
                 None => "busy",
                 Some(Path::Warm) => "warm",
@@ -188,6 +215,30 @@ impl PyDedupeMemo {
             };
             Ok((out.duplicate_of, out.visit_order, path))
         })
+    }
+
+    /// Starts the rebuild of the index the last build left waiting, if any, on a pool thread;
+    /// the engine calls it once its build has returned its window (`ContextEngine._complete`).
+    /// A rebuild nobody starts runs first thing in the next build.
+    ///
+    /// What it replaced: the build spawned the rebuild as soon as the memo's call returned, so
+    /// it ran beside the rest of that same build (the fill, the trace): `stages.py --warm` at
+    /// 10k counted its 25-40 ms of CPU into those stages (select 2.97 ms and "the rest" 4.56 a
+    /// build, means of 21, against 1.85 and 1.52 in cold builds), and on the 2 shared cores the
+    /// build's own Python ran slower beside it (select 4.5-6.8 ms wall in the builds that
+    /// spawned one, 1.8-2.2 in the others).
+    fn start_rebuild(&self) {
+        let shared = &self.shared;
+        let waiting = match shared.memo.try_lock() {
+            Ok(m) => m.has_rebuild_waiting(),
+            // a build or rebuild holds it (it runs a waiting rebuild itself), or a panic
+            // poisoned it (the next build empties it)
+            Err(_) => false,
+        };
+        if waiting && !shared.rebuilding.swap(true, Relaxed) {
+            let shared = Arc::clone(shared);
+            rayon::spawn(move || shared.rebuild());
+        }
     }
 
     /// Forgets every text (waits for a build or rebuild that holds the memo); the counters
@@ -242,7 +293,16 @@ impl PyDedupeMemo {
 
 impl PyDedupeMemo {
     /// The memo's result, or `dedupe::dedupe`'s with `None` when another build holds it.
-    fn run(&self, input: &[Item], keys: &[u64]) -> (crate::dedupe::Outcome, Option<Path>) {
+    /// `held`: the strs `same` names, kept until the next build that runs the memo, which hands
+    /// them back (the third element) for the caller to drop with the GIL.
+    fn run(
+        &self,
+        input: &[Item],
+        keys: &[u64],
+        same: &[usize],
+        id_keys: Option<&[u64]>,
+        held: Vec<Py<PyAny>>,
+    ) -> (crate::dedupe::Outcome, Option<Path>, Vec<Py<PyAny>>) {
         let shared = &self.shared;
         let mut m = match shared.memo.try_lock() {
             Ok(m) => m,
@@ -251,21 +311,21 @@ impl PyDedupeMemo {
                 Some(m) => m,
                 None => {
                     self.busy.fetch_add(1, Relaxed);
-                    return (dedupe(input, self.threshold), None);
+                    return (dedupe(input, self.threshold), None, held);
                 }
             },
         };
         if self.panic_next.swap(false, Relaxed) {
             m.panic_in_commit = true;
         }
-        match catch_unwind(AssertUnwindSafe(|| m.dedupe(input, keys))) {
+        match catch_unwind(AssertUnwindSafe(|| {
+            m.dedupe_same(input, keys, Some(same), id_keys)
+        })) {
             Ok((out, path)) => {
-                if m.has_rebuild_waiting() && !shared.rebuilding.swap(true, Relaxed) {
-                    drop(m);
-                    let shared = Arc::clone(shared);
-                    rayon::spawn(move || shared.rebuild());
-                }
-                (out, Some(path))
+                // swapped while the memo is held: `held` always covers the memo's addresses
+                let mut h = shared.held.lock().unwrap_or_else(|p| p.into_inner());
+                let released = std::mem::replace(&mut *h, held);
+                (out, Some(path), released)
             }
             Err(payload) => {
                 m.clear();

@@ -71,9 +71,13 @@ def columns(cands: list[dict[str, Any]]) -> tuple[list[Any], ...]:
     return tuple([c[k] for c in cands] for k in ("text", "id", "score", "pinned", "history"))
 
 
-def check_build(memo: Any, cands: list[dict[str, Any]], threshold: float) -> str:
+def check_build(memo: Any, cands: list[dict[str, Any]], threshold: float, start: bool = True) -> str:
+    """One build on ``memo``, checked against both cold kernels; ``start``: then start a rebuild
+    it left waiting, as the engine does once its build returns."""
     cols = columns(cands)
     dup, order, path = memo.dedupe(*cols)
+    if start:
+        memo.start_rebuild()
     cold = _native.dedupe(*cols, threshold)
     assert (dup, order) == cold
     assert (dup, order) == reference.dedupe(*cols, threshold)
@@ -270,6 +274,18 @@ def test_rebuilds_run_after_the_build_and_decide_nothing():
     assert len(memo) >= 400
 
 
+def test_a_rebuild_nobody_starts_runs_in_the_next_build():
+    """Without ``start_rebuild`` a rebuild the index comes due for runs first thing in the next
+    build (never on the pool), and every decision is still the cold kernel's."""
+    memo = _native.DedupeMemo(0.8)
+    paths = [check_build(memo, rolling(400, 80 * b), 0.8, start=False) for b in range(2)]
+    paths += [check_build(memo, rolling(400, 80 + 20 * b), 0.8, start=False) for b in range(1, 40)]
+    assert paths[0] == "new" and set(paths[1:]) == {"warm"}, paths
+    memo.start_rebuild()  # nothing to start while none waits, or the last one: both decide nothing
+    s = memo.stats()
+    assert s["rebuilds"] >= 2 and s["rebuilds_after_build"] <= 1 and s["resets"] == 0, s
+
+
 def test_threads_share_one_memo_and_every_build_decides_as_cold():
     """Builds of one memo on 4 threads at once: a build that finds the memo taken runs the cold
     kernel; every result is the cold kernel's, and every call is counted once."""
@@ -316,3 +332,24 @@ def test_arguments_are_checked_like_dedupe():
         with pytest.raises(type(want.value), match=re.escape(str(want.value))):
             memo.dedupe(*args)
     assert len(memo) == 0 and memo.stats()["builds"] == 0
+
+
+class _OddHash(str):
+    """A str whose hash is not str's: equal ids under two hashes."""
+
+    def __hash__(self) -> int:
+        return id(self) & 0xFFFF
+
+
+def test_ids_of_a_str_subclass_with_its_own_hash_decide_as_cold():
+    """The visit keys ids by Python's str hash only when every id is an exact str: a subclass's
+    own hash could give two equal ids two keys (one would not drop the other)."""
+    memo = _native.DedupeMemo(0.8)
+    for b in range(4):
+        cands = rolling(60, 10 * b)
+        for j, c in enumerate(cands):
+            c["id"] = _OddHash(f"same{j % 7}")  # equal ids, each its own object and hash
+        cols = columns(cands)
+        dup, order, _ = memo.dedupe(*cols)
+        memo.start_rebuild()
+        assert (dup, order) == _native.dedupe(*cols, 0.8) == reference.dedupe(*cols, 0.8)

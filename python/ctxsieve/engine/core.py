@@ -196,18 +196,25 @@ class ContextEngine:
     def _complete(
         self, cands: Candidates, query: str, events: list[str], budget: Budget, layout: Layout, mark: Mark | None
     ) -> Window:
-        return selection.complete(
-            cands,
-            query,
-            events,
-            budget=budget,
-            policy=self.policy,
-            dedupe_threshold=self.dedupe_threshold,
-            layout=layout,
-            estimator=self.estimator,
-            mark=mark,
-            dedupe_memo=None if self.dedupe_threshold is None else self._dedupe_memos.get(self.dedupe_threshold),
-        )
+        memo = None if self.dedupe_threshold is None else self._dedupe_memos.get(self.dedupe_threshold)
+        try:
+            return selection.complete(
+                cands,
+                query,
+                events,
+                budget=budget,
+                policy=self.policy,
+                dedupe_threshold=self.dedupe_threshold,
+                layout=layout,
+                estimator=self.estimator,
+                mark=mark,
+                dedupe_memo=memo,
+            )
+        finally:
+            if memo is not None:
+                # a rebuild of the memo's index this build found due starts now, on a pool
+                # thread, not beside the rest of this build (`DedupeMemo.start_rebuild`)
+                memo.start_rebuild()
 
     @staticmethod
     def _note(events: list[str], event: str | None) -> None:
