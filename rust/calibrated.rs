@@ -94,24 +94,50 @@ pub const PIECE_FINGERPRINT_BITS: u32 = 30;
 pub const PIECE_TOKEN: u32 = 1;
 pub const PIECE_LONGER: u32 = 2;
 
-/// Why a cost vector was refused; `Display` gives the reference's message.
+/// At most this many cost vectors (bounds) in one estimate: each costs one dot product after
+/// the one pass over the text, and a profile needs a few (the minimum of bounds fitted on
+/// different kinds of text, `fit_groups`).
+pub const MAX_BOUNDS: usize = 8;
+
+/// One cost vector: thousandths of a token per unit of each feature.
+pub type Costs = [u64; NUM_FEATURES];
+
+/// Why a cost vector was refused; `Display` gives the reference's message. `bound` is the
+/// vector's index when the costs were given as a list of vectors (`costs[bound]` in messages).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CostError {
-    Length(usize),
-    Range(usize, i128),
+    Length {
+        bound: Option<usize>,
+        n: usize,
+    },
+    Range {
+        bound: Option<usize>,
+        i: usize,
+        c: i128,
+    },
+    Bounds(usize),
 }
 
 /// The reference's `OLD_LENGTH_HINT`, word for word.
 const OLD_LENGTH_HINT: &str =
     "; a vector from before ws_word (the last feature) estimates as it did with 0 appended";
 
+/// `costs` or `costs[b]`: where a refused vector sits.
+pub fn cost_path(bound: Option<usize>) -> String {
+    match bound {
+        None => "costs".to_string(),
+        Some(b) => format!("costs[{b}]"),
+    }
+}
+
 impl std::fmt::Display for CostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CostError::Length(n) => {
+            CostError::Length { bound, n } => {
+                let at = cost_path(*bound);
                 write!(
                     f,
-                    "costs: expected {NUM_FEATURES} items (one per feature), got {n}"
+                    "{at}: expected {NUM_FEATURES} items (one per feature), got {n}"
                 )?;
                 // one short: most likely saved before `ws_word` (the last feature) was added
                 if *n + 1 == NUM_FEATURES {
@@ -119,34 +145,53 @@ impl std::fmt::Display for CostError {
                 }
                 Ok(())
             }
-            CostError::Range(i, c) => write!(f, "costs[{i}]: must be in [0, {MAX_COST}], got {c}"),
+            CostError::Range { bound, i, c } => {
+                let at = cost_path(*bound);
+                write!(f, "{at}[{i}]: must be in [0, {MAX_COST}], got {c}")
+            }
+            CostError::Bounds(n) => write!(
+                f,
+                "costs: expected 1 to {MAX_BOUNDS} cost vectors (bounds), got {n}"
+            ),
         }
     }
 }
 
-/// Checks a cost vector: `NUM_FEATURES` values in `[0, MAX_COST]`.
-pub fn check_costs(costs: &[i128]) -> Result<[u64; NUM_FEATURES], CostError> {
+/// Checks a cost vector: `NUM_FEATURES` values in `[0, MAX_COST]`; `bound` places it in
+/// messages.
+pub fn check_costs(costs: &[i128], bound: Option<usize>) -> Result<Costs, CostError> {
     if costs.len() != NUM_FEATURES {
-        return Err(CostError::Length(costs.len()));
+        return Err(CostError::Length {
+            bound,
+            n: costs.len(),
+        });
     }
     let mut out = [0u64; NUM_FEATURES];
     for (i, &c) in costs.iter().enumerate() {
         if !(0..=MAX_COST as i128).contains(&c) {
-            return Err(CostError::Range(i, c));
+            return Err(CostError::Range { bound, i, c });
         }
         out[i] = c as u64;
     }
     Ok(out)
 }
 
-/// `ceil(sum(features * costs) / SCALE)`, saturating at `limits::MAX_COUNT`.
-pub fn estimate(text: &[u8], costs: &[u64; NUM_FEATURES], known: Option<&KnownWords>) -> u64 {
+/// `ceil(min over bounds of sum(features * costs) / SCALE)`, saturating at `limits::MAX_COUNT`:
+/// each bound bounds the true count, so their minimum does too, and it is the tightest of them.
+/// The text is read once whatever the number of bounds. No bound at all estimates 0 (the
+/// bindings refuse an empty list of bounds).
+pub fn estimate(text: &[u8], bounds: &[Costs], known: Option<&KnownWords>) -> u64 {
     let f = features(text, known);
-    let total: u128 = f
+    let total = bounds
         .iter()
-        .zip(costs)
-        .map(|(&n, &c)| n as u128 * c as u128)
-        .sum();
+        .map(|costs| {
+            f.iter()
+                .zip(costs)
+                .map(|(&n, &c)| n as u128 * c as u128)
+                .sum::<u128>()
+        })
+        .min()
+        .unwrap_or(0);
     crate::limits::saturate(total.div_ceil(SCALE))
 }
 
@@ -158,10 +203,10 @@ const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 /// one pass on one thread, so the result never depends on the split).
 pub fn estimate_batch<T: AsRef<[u8]> + Sync>(
     texts: &[T],
-    costs: &[u64; NUM_FEATURES],
+    bounds: &[Costs],
     known: Option<&KnownWords>,
 ) -> Vec<u64> {
-    let one = |t: &T| estimate(t.as_ref(), costs, known);
+    let one = |t: &T| estimate(t.as_ref(), bounds, known);
     let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
     if total < PARALLEL_MIN_BYTES || texts.len() < 2 {
         return texts.iter().map(one).collect();
@@ -180,7 +225,7 @@ mod speed {
         let t = std::time::Instant::now();
         let mut total = 0;
         for _ in 0..50 {
-            total += super::estimate(&text, &costs, None);
+            total += super::estimate(&text, &[costs], None);
         }
         let secs = t.elapsed().as_secs_f64();
         println!(
@@ -200,7 +245,7 @@ mod speed {
         let t = std::time::Instant::now();
         let mut total = 0;
         for _ in 0..50 {
-            total += super::estimate(&text, &costs, Some(&k));
+            total += super::estimate(&text, &[costs], Some(&k));
         }
         let secs = t.elapsed().as_secs_f64();
         println!(

@@ -4,33 +4,64 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::calibrated::{cost_path, CostError, Costs, MAX_BOUNDS, MAX_COST, NUM_FEATURES};
 use crate::py_args::{guard, keys_of, snapshot, type_name};
 
-/// The calibrated costs, checked element by element in the order and with the messages of
-/// `kernels/calibrated.py::check_costs`.
-fn calibrated_costs(costs: &Bound<'_, PyAny>) -> PyResult<[u64; crate::calibrated::NUM_FEATURES]> {
-    let costs = snapshot("costs", costs)?;
-    if costs.len() != crate::calibrated::NUM_FEATURES {
-        let err = crate::calibrated::CostError::Length(costs.len());
+/// The calibrated costs: one vector of `NUM_FEATURES` ints, or a list of 1 to `MAX_BOUNDS`
+/// such vectors (the estimate is the smallest), checked element by element in the order and
+/// with the messages of `kernels/calibrated.py::check_costs`.
+fn calibrated_costs(costs: &Bound<'_, PyAny>) -> PyResult<Vec<Costs>> {
+    let items = snapshot("costs", costs)?;
+    let nested = items
+        .first()
+        .is_some_and(|v| v.is_instance_of::<pyo3::types::PyList>());
+    if !nested {
+        return Ok(vec![cost_vector(&items, None)?]);
+    }
+    if items.len() > MAX_BOUNDS {
+        return Err(PyValueError::new_err(
+            CostError::Bounds(items.len()).to_string(),
+        ));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (b, v) in items.iter().enumerate() {
+        let at = cost_path(Some(b));
+        let v = snapshot(&at, v).map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{at}: expected a list of {NUM_FEATURES} ints (one cost vector a bound), got {}",
+                type_name(v)
+            ))
+        })?;
+        out.push(cost_vector(&v, Some(b))?);
+    }
+    Ok(out)
+}
+
+fn cost_vector(items: &[Bound<'_, PyAny>], bound: Option<usize>) -> PyResult<Costs> {
+    if items.len() != NUM_FEATURES {
+        let err = CostError::Length {
+            bound,
+            n: items.len(),
+        };
         return Err(PyValueError::new_err(err.to_string()));
     }
-    let mut out = [0u64; crate::calibrated::NUM_FEATURES];
-    for (i, obj) in costs.into_iter().enumerate() {
+    let at = cost_path(bound);
+    let mut out = [0u64; NUM_FEATURES];
+    for (i, obj) in items.iter().enumerate() {
         if obj.is_instance_of::<pyo3::types::PyBool>()
             || !obj.is_instance_of::<pyo3::types::PyInt>()
         {
             return Err(PyTypeError::new_err(format!(
-                "costs[{i}]: expected an int, got {}",
-                type_name(&obj)
+                "{at}[{i}]: expected an int, got {}",
+                type_name(obj)
             )));
         }
         match obj.extract::<i64>() {
-            Ok(c) if (0..=crate::calibrated::MAX_COST as i64).contains(&c) => out[i] = c as u64,
+            Ok(c) if (0..=MAX_COST as i64).contains(&c) => out[i] = c as u64,
             // out of range, or too large for i64: the reference prints the int itself
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "costs[{i}]: must be in [0, {}], got {}",
-                    crate::calibrated::MAX_COST,
+                    "{at}[{i}]: must be in [0, {MAX_COST}], got {}",
                     obj.str()?
                 )))
             }

@@ -5,10 +5,10 @@
 //!     cargo run --profile profiling --example calibrated_pass -- DIR PROFILE CORPUS PASSES
 //!
 //! `DIR/CORPUS.bin` holds the texts (each a little-endian u32 length and its bytes);
-//! `DIR/PROFILE.{costs,known,extra,pairs,cjkpairs,cjktokens,group}` the profile's cost vector
-//! (38 little-endian u64), known-word hashes and tables (a missing file: no table). It prints the
+//! `DIR/PROFILE.{costs,known,extra,pairs,cjkpairs,cjktokens,group}` the profile's cost vectors
+//! (38 little-endian u64 each, one after another: its bounds), known-word hashes and tables (a missing file: no table). It prints the
 //! sum of the estimates (to compare builds) and the best pass's MB/s.
-use ctxsieve::calibrated::{estimate, KnownWords, NUM_FEATURES};
+use ctxsieve::calibrated::{estimate, Costs, KnownWords, NUM_FEATURES};
 use std::time::Instant;
 
 fn main() {
@@ -26,10 +26,17 @@ fn main() {
         texts.push(&data[at + 4..at + 4 + n]);
         at += 4 + n;
     }
-    let mut costs = [0u64; NUM_FEATURES];
-    for (c, b) in costs.iter_mut().zip(read("costs").unwrap().chunks_exact(8)) {
-        *c = u64::from_le_bytes(b.try_into().unwrap());
-    }
+    let bounds: Vec<Costs> = read("costs")
+        .unwrap()
+        .chunks_exact(8 * NUM_FEATURES)
+        .map(|v| {
+            let mut costs = [0u64; NUM_FEATURES];
+            for (c, b) in costs.iter_mut().zip(v.chunks_exact(8)) {
+                *c = u64::from_le_bytes(b.try_into().unwrap());
+            }
+            costs
+        })
+        .collect();
     let group: i128 = String::from_utf8(read("group").unwrap())
         .unwrap()
         .trim()
@@ -54,7 +61,7 @@ fn main() {
         let t0 = Instant::now();
         sum = texts
             .iter()
-            .map(|t| estimate(t, &costs, Some(&known)))
+            .map(|t| estimate(t, &bounds, Some(&known)))
             .sum::<u64>();
         best = best.min(t0.elapsed().as_secs_f64());
     }

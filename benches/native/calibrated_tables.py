@@ -33,7 +33,7 @@ def main(out: Path) -> None:
     for name in shipped_profiles():
         p = load_profile(name)
         tables = {
-            "costs": struct.pack(f"<{len(p.cost_vector())}Q", *p.cost_vector()),
+            "costs": b"".join(struct.pack(f"<{len(v)}Q", *v) for v in p.cost_vectors()),
             "known": p.known_words or b"",
             "extra": p.char_extra,
             "pairs": p.punct_pairs,

@@ -17,7 +17,7 @@ fn named(text: &str) -> Vec<(usize, u64)> {
 #[test]
 fn empty_text_has_no_features() {
     assert_eq!(features(b"", None), [0; NUM_FEATURES]);
-    assert_eq!(estimate(b"", &[1000; NUM_FEATURES], None), 0);
+    assert_eq!(estimate(b"", &[[1000; NUM_FEATURES]], None), 0);
 }
 
 #[test]
@@ -269,23 +269,61 @@ fn estimate_is_a_ceiling_of_fixed_point_costs() {
     let mut costs = [0u64; NUM_FEATURES];
     costs[DOC] = 500;
     costs[LOWER] = 250;
-    assert_eq!(estimate(b"abc", &costs, None), 2); // 500 + 750 = 1250 -> 2
-    assert_eq!(estimate(b"ab", &costs, None), 1); // 1000 -> 1
+    assert_eq!(estimate(b"abc", &[costs], None), 2); // 500 + 750 = 1250 -> 2
+    assert_eq!(estimate(b"ab", &[costs], None), 1); // 1000 -> 1
     costs[U4] = MAX_COST;
-    assert_eq!(estimate_batch(&["😀".as_bytes()], &costs, None), vec![1001]);
+    assert_eq!(
+        estimate_batch(&["😀".as_bytes()], &[costs], None),
+        vec![1001]
+    );
+}
+
+#[test]
+fn several_bounds_estimate_their_minimum() {
+    let mut prose = [0u64; NUM_FEATURES];
+    prose[DOC] = 1000;
+    prose[LOWER] = 200; // cheap letters, dear digits
+    prose[DIGIT] = 900;
+    let mut numbers = [0u64; NUM_FEATURES];
+    numbers[DOC] = 1000;
+    numbers[LOWER] = 700;
+    numbers[DIGIT] = 300;
+    let both = [prose, numbers];
+    // each text takes the bound that prices it lower, rounded up once
+    assert_eq!(estimate(b"abcdefghij", &both, None), 3); // min(3000, 8000)
+    assert_eq!(estimate(b"0123456789", &both, None), 4); // min(10000, 4000)
+    assert_eq!(estimate(b"abcde 01234", &both, None), 6); // min(6500, 6000); spaces cost 0
+    assert_eq!(estimate(b"", &both, None), 0);
+    assert_eq!(estimate(b"abc", &[], None), 0);
+    assert_eq!(
+        estimate_batch(&[&b"abcdefghij"[..], b"0123456789"], &both, None),
+        vec![3, 4]
+    );
 }
 
 #[test]
 fn cost_checks_mirror_the_reference() {
     assert_eq!(
-        check_costs(&[0; 3]).unwrap_err().to_string(),
+        check_costs(&[0; 3], None).unwrap_err().to_string(),
         "costs: expected 38 items (one per feature), got 3"
+    );
+    assert_eq!(
+        check_costs(&[0; 3], Some(2)).unwrap_err().to_string(),
+        "costs[2]: expected 38 items (one per feature), got 3"
+    );
+    assert_eq!(
+        CostError::Bounds(9).to_string(),
+        "costs: expected 1 to 8 cost vectors (bounds), got 9"
     );
     let mut c = [0i128; NUM_FEATURES];
     c[4] = -1;
     assert_eq!(
-        check_costs(&c).unwrap_err().to_string(),
+        check_costs(&c, None).unwrap_err().to_string(),
         "costs[4]: must be in [0, 1000000], got -1"
+    );
+    assert_eq!(
+        check_costs(&c, Some(1)).unwrap_err().to_string(),
+        "costs[1][4]: must be in [0, 1000000], got -1"
     );
 }
 

@@ -111,6 +111,32 @@ def test_estimates_agree(texts: list[str], costs: list[int]) -> None:
     assert native.calibrated_estimate(texts, costs) == ref.estimate_reference(texts, costs)
 
 
+COSTS = st.lists(st.integers(0, ref.MAX_COST), min_size=ref.NUM_FEATURES, max_size=ref.NUM_FEATURES)
+
+
+@given(st.lists(TEXT, max_size=8), st.lists(COSTS, min_size=1, max_size=ref.MAX_BOUNDS))
+def test_bounds_agree_and_estimate_their_minimum(texts: list[str], bounds: list[list[int]]) -> None:
+    """Several cost vectors: the estimate of each text is the smallest of its estimates under
+    each vector alone, on both sides."""
+    got = native.calibrated_estimate(texts, bounds)
+    assert got == ref.estimate_reference(texts, bounds)
+    alone = [ref.estimate_reference(texts, b) for b in bounds]
+    assert got == [min(col) for col in zip(*alone)] if texts else got == []
+
+
+def test_a_bound_prices_each_text_by_its_cheaper_vector() -> None:
+    """Letters cheap in one vector, digits in the other: each text takes the one that prices it
+    lower (hand-computed: doc 1 token, letters 0.2 or 0.7, digits 0.9 or 0.3)."""
+    prose, numbers = [0] * N, [0] * N
+    for v, lower, digit in ((prose, 200, 900), (numbers, 700, 300)):
+        v[ref.DOC], v[ref.LOWER], v[ref.DIGIT] = 1000, lower, digit
+    texts = ["abcdefghij", "0123456789", "abcde 01234"]  # spaces cost 0
+    for fn in (native.calibrated_estimate, ref.estimate_reference):
+        assert fn(texts, [prose, numbers]) == [3, 4, 6]
+        assert fn(texts, [numbers, prose]) == [3, 4, 6]
+        assert fn(texts, [prose]) == fn(texts, prose) == [3, 10, 7]
+
+
 def test_split_script_classes() -> None:
     """Hebrew (and the end of Armenian) and Devanagari/Thai have their own classes; Arabic,
     Bengali and Tamil stay in ``u2_rtl`` and ``u3_indic``, on both sides."""
@@ -161,6 +187,13 @@ def test_large_batches_agree() -> None:
         (["a"], [0, -(10**30)] + [0] * (N - 2), ValueError),
         (["a"], [-1, "x"] + [0] * (N - 2), ValueError),  # checked in order: the first bad one wins
         ([1], [0], TypeError),  # texts are checked before costs
+        (["a"], [[0] * N] * (ref.MAX_BOUNDS + 1), ValueError),  # too many bounds
+        (["a"], [[0] * N, [0] * (N - 1)], ValueError),  # "costs[1]: expected 38 items"
+        (["a"], [[0] * N, 5], TypeError),  # every bound a list
+        (["a"], [[0] * N, (0,) * N], TypeError),
+        (["a"], [[0] * N, [0, -1] + [0] * (N - 2)], ValueError),  # "costs[1][1]: must be in"
+        (["a"], [[0] * N, ["x"] + [0] * (N - 1)], TypeError),
+        (["a"], [[], [0] * N], ValueError),
     ],
 )
 def test_errors_agree(texts: list[Any], costs: list[Any], error: type[Exception]) -> None:
@@ -169,6 +202,16 @@ def test_errors_agree(texts: list[Any], costs: list[Any], error: type[Exception]
     with pytest.raises(error) as ours:
         ref.estimate_reference(texts, costs)
     assert str(theirs.value) == str(ours.value)
+
+
+def test_a_bad_bound_is_named_by_its_place() -> None:
+    bad = [0] * N
+    bad[5] = -3
+    for fn in (native.calibrated_estimate, ref.estimate_reference):
+        with pytest.raises(ValueError, match=r"^costs\[2\]\[5\]: must be in \[0, 1000000\], got -3$"):
+            fn(["a"], [[0] * N, [0] * N, bad])
+        with pytest.raises(ValueError, match=r"^costs: expected 1 to 8 cost vectors \(bounds\), got 9$"):
+            fn(["a"], [[0] * N] * 9)
 
 
 def test_a_vector_one_short_says_how_to_keep_its_old_estimates() -> None:

@@ -122,6 +122,7 @@ from ctxsieve.kernels.calibrated_classes import (
     FEATURES,
     KNOWN_WORD,
     LOWER,
+    MAX_BOUNDS,
     MAX_COST,
     MAX_DIGIT_GROUP,
     MAX_PIECE_CHARS,
@@ -198,19 +199,37 @@ from ctxsieve.kernels.reference import check_str_list
 OLD_LENGTH_HINT = "; a vector from before ws_word (the last feature) estimates as it did with 0 appended"
 
 
-def check_costs(costs: list[Any]) -> list[int]:
-    """Costs are ``NUM_FEATURES`` ints in ``[0, MAX_COST]`` (the native side checks the same)."""
+def check_costs(costs: list[Any]) -> list[list[int]]:
+    """Costs are one vector of ``NUM_FEATURES`` ints in ``[0, MAX_COST]``, or a list of 1 to
+    ``MAX_BOUNDS`` such vectors (bounds: the estimate is the smallest); returned as a list of
+    vectors either way (the native side checks the same, in the same order)."""
     if not isinstance(costs, list):
         raise TypeError(f"costs: expected a list, got {type(costs).__name__}")
+    if not (costs and isinstance(costs[0], list)):
+        return [_cost_vector(costs, "costs")]
+    if len(costs) > MAX_BOUNDS:
+        raise ValueError(f"costs: expected 1 to {MAX_BOUNDS} cost vectors (bounds), got {len(costs)}")
+    out = []
+    for b, vector in enumerate(costs):
+        if not isinstance(vector, list):
+            raise TypeError(
+                f"costs[{b}]: expected a list of {NUM_FEATURES} ints (one cost vector a bound), "
+                f"got {type(vector).__name__}"
+            )
+        out.append(_cost_vector(vector, f"costs[{b}]"))
+    return out
+
+
+def _cost_vector(costs: list[Any], at: str) -> list[int]:
     if len(costs) != NUM_FEATURES:
         hint = OLD_LENGTH_HINT if len(costs) == NUM_FEATURES - 1 else ""
-        raise ValueError(f"costs: expected {NUM_FEATURES} items (one per feature), got {len(costs)}{hint}")
+        raise ValueError(f"{at}: expected {NUM_FEATURES} items (one per feature), got {len(costs)}{hint}")
     out = []
     for i, c in enumerate(costs):
         if isinstance(c, bool) or not isinstance(c, int):
-            raise TypeError(f"costs[{i}]: expected an int, got {type(c).__name__}")
+            raise TypeError(f"{at}[{i}]: expected an int, got {type(c).__name__}")
         if not 0 <= c <= MAX_COST:
-            raise ValueError(f"costs[{i}]: must be in [0, {MAX_COST}], got {c}")
+            raise ValueError(f"{at}[{i}]: must be in [0, {MAX_COST}], got {c}")
         out.append(c)
     return out
 
@@ -225,15 +244,17 @@ def _check_known(known: Any) -> KnownWords | None:
 
 
 def estimate_reference(texts: list[Any], costs: list[Any], known: KnownWords | None = None) -> list[int]:
-    """``ceil(sum(features * costs) / SCALE)`` per text, in exact integer arithmetic."""
+    """``ceil(sum(features * costs) / SCALE)`` per text, in exact integer arithmetic; with
+    several cost vectors (bounds), the smallest of those sums."""
     if not isinstance(texts, list):
         raise TypeError(f"texts: expected a list of str, got {type(texts).__name__}")
     check_str_list("texts", texts)
-    cs = check_costs(costs)
+    bounds = check_costs(costs)
     kw = _check_known(known)
     out = []
     for t in texts:
-        total = sum(n * c for n, c in zip(features(t, kw), cs))
+        row = features(t, kw)
+        total = min(sum(n * c for n, c in zip(row, cs)) for cs in bounds)
         out.append(saturate(-(-total // SCALE)))  # at most MAX_COUNT, as every estimate
     return out
 
@@ -315,6 +336,7 @@ __all__ = [
     "FEATURES",
     "KNOWN_WORD",
     "LOWER",
+    "MAX_BOUNDS",
     "MAX_COST",
     "MAX_DIGIT_GROUP",
     "MAX_PIECE_CHARS",

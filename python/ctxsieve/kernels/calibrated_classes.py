@@ -58,6 +58,8 @@ NUM_FEATURES = len(FEATURES)
 SCALE = 1000
 MIXED_MIN = 6
 MAX_COST = 1_000_000  # a thousand tokens per unit: far above any real cost, keeps sums in u128
+# at most this many cost vectors (bounds) in one estimate: each is one dot product after the pass
+MAX_BOUNDS = 8
 EXTRA_LIMIT = 0x20000  # the char_extra table covers the code points below (2 bits each)
 EXTRA_TABLE_BYTES = EXTRA_LIMIT // 4
 MAX_DIGIT_GROUP = 16
