@@ -64,6 +64,11 @@ def test_profile_from_a_file(tmp_path: Path) -> None:
         ('{"costs": {"doc": -1}}', "must be an int"),
         ('{"costs": {"doc": 1.5}}', "must be an int"),
         ("[]", "expected an object"),
+        ('{"costs": {}, "bounds": {"doc": 1}}', "'bounds' must be a list of at most 7 cost objects, got dict"),
+        ('{"costs": {}, "bounds": [{}, {}, {}, {}, {}, {}, {}, {}]}', "at most 7 cost objects, got 8 objects"),
+        ('{"costs": {}, "bounds": [{}, [1]]}', r"bounds\[1\] must be an object \(feature -> cost\), got list"),
+        ('{"costs": {}, "bounds": [{}, {"doc": -1}]}', r"bounds\[1\]: cost of 'doc' must be an int"),
+        ('{"costs": {}, "bounds": [{"nope": 1}]}', r"bounds\[0\]: unknown feature 'nope'"),
     ],
 )
 def test_malformed_profiles(tmp_path: Path, content: str, message: str) -> None:
@@ -71,6 +76,29 @@ def test_malformed_profiles(tmp_path: Path, content: str, message: str) -> None:
     path.write_text(content)
     with pytest.raises(ConfigError, match=message):
         load_profile(path)
+
+
+def test_a_profile_of_several_bounds_estimates_their_smallest(tmp_path: Path) -> None:
+    """``bounds`` beside ``costs``: each text is estimated by the bound that prices it lower
+    (hand-computed: doc 1 token; letters 0.2 or 0.7 a letter, digits 0.9 or 0.3 a digit), and
+    the profile round-trips through its JSON."""
+    path = tmp_path / "two.json"
+    data = {
+        "name": "two",
+        "costs": {"doc": 1000, "lower": 200, "digit": 900},
+        "bounds": [{"doc": 1000, "lower": 700, "digit": 300}],
+    }
+    path.write_text(json.dumps(data))
+    profile = load_profile(path)
+    assert len(profile.cost_vectors()) == 2 and profile.bounds[0]["digit"] == 300
+    assert get_estimator(f"calibrated:{path}")(["abcdefghij", "0123456789", "abcde 01234", ""]) == [3, 4, 6, 0]
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(profile.to_json()))
+    assert load_profile(again).cost_vectors() == profile.cost_vectors()
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"name": "one", "costs": data["costs"]}))
+    assert "bounds" not in load_profile(one).to_json()
+    assert get_estimator(f"calibrated:{one}")(["0123456789"]) == [10]
 
 
 def test_missing_profile_file(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_fit_grouped_bounds_its_corpus() -> None:
     truth = [2, 7, 4, 6, 8, 0]
     tables = Tables(None, bytes(EXTRA_TABLE_BYTES), 0, None, None)
     profile = fit_grouped(texts, truth, ["a"] * len(texts), "t", tables, margin=0.0)
-    est = estimate_reference(texts, profile.cost_vector())
+    est = estimate_reference(texts, profile.cost_vectors())
     assert all(e >= t for e, t in zip(est, truth))
     assert profile.meta["fit"]["under_share"] == 0 and profile.meta["margin_chosen"] == "given"
     # one group: nothing to hold out, so the default margin
@@ -87,7 +87,7 @@ def test_calibrate_command(tmp_path: Path, load_family, capsys) -> None:  # type
     assert "wrote" in capsys.readouterr().err
     profile = load_profile(out)
     assert profile.name == "mine" and profile.meta["margin"] == 0.05  # one file: one group
-    est = estimate_reference(texts, profile.cost_vector())
+    est = estimate_reference(texts, profile.cost_vectors())
     assert all(e >= t for e, t in zip(est, tok.count(texts)))
     # the tokenizer's tables, as the shipped profile of the family reads them
     shipped = load_profile("cl100k")
@@ -166,18 +166,21 @@ def test_fit_grouped_bounds_the_probe_texts(load_family) -> None:  # type: ignor
     texts = ["The quick brown fox.", "def f(x):\n    return x", "日本語のテキスト", "Привет, мир"] * 3
     truth = tok.count(texts)
     profile = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", tables, margin=0.0)
-    est = estimate_calibrated(list(probes), profile.cost_vector(), tables.known())
+    est = estimate_calibrated(list(probes), profile.cost_vectors(), tables.known())
     from ctxsieve.tokenizers.fit_family import probe_rows
 
     rows, _, targets = probe_rows(tables)  # type: ignore[misc]
     cjk = targets == FEATURES.index("cjk_piece")
     assert cjk.sum() == 48 and (rows[cjk, targets[cjk]] > 0).all()
     assert all(e >= n for e, n, c in zip(est, counts, cjk) if c)
-    assert profile.meta["tokenizer_floors"]["raised"]["cjk_piece"] > 0
+    # three groups, three bounds: each is raised on its own (the estimate is their smallest)
+    raised = profile.meta["tokenizer_floors"]["raised"]
+    assert len(raised) == len(profile.cost_vectors()) == 3 and all(r["cjk_piece"] > 0 for r in raised)
     assert profile.meta["tokenizer_floors"]["probe_texts"] == len(probes) == len(kinds)
     without = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", _no_probes(tables), margin=0.0)
     assert "tokenizer_floors" not in without.meta
-    assert all(a >= b for a, b in zip(profile.cost_vector(), without.cost_vector()))
+    for raised_bound, bound in zip(profile.cost_vectors(), without.cost_vectors(), strict=True):
+        assert all(a >= b for a, b in zip(raised_bound, bound))
 
 
 def _no_probes(tables: Tables) -> Tables:

@@ -12,8 +12,10 @@ other text file (one document), or a directory (each ``.txt``, ``.md``, ``.py``,
 
 The profile is fitted as the shipped ones are (``ctxsieve.tokenizers.fit_family``): the
 tokenizers' own tables (one-token words, CJK tokens, the extra tokens of each character, digit
-groups, pairs of marks), costs that bound every document, and a margin chosen by leaving one
-group of documents out: a JSONL line's ``category``, else the file it came from. Give the corpus
+groups, pairs of marks), three cost vectors (bounds) that each bound every document, one fitted
+on each of three clusters of the groups (the estimate is the smallest; ``--bounds 1`` fits one),
+and a margin chosen by leaving one group of documents out: a JSONL line's ``category``, else the
+file it came from. Give the corpus
 as several files or categories of different kinds of text (JSON, code, prose, each language) so
 that the margin is judged on kinds of text the fit did not see; with fewer than three groups the
 margin is 5 % unless ``--margin`` says otherwise.
@@ -53,6 +55,13 @@ def add_parser(subparsers: Any) -> None:
         type=float,
         help="head-room over every fitting document (default: chosen on --tune, else by leaving one group out, "
         "5 %% with fewer than three groups)",
+    )
+    p.add_argument(
+        "--bounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cost vectors, one fitted on each of N clusters of the groups (default 3, at most one a group; 1 to 8)",
     )
     p.add_argument(
         "--tune",
@@ -120,6 +129,7 @@ def load_tokenizer(spec: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from ctxsieve.tokenizers.fit_family import fit_grouped, tokenizer_tables
+    from ctxsieve.tokenizers.fit_groups import BOUNDS
 
     docs = [d for path in args.corpus for d in load_corpus(path)]
     if not docs:
@@ -140,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
             args.name,
             tables,
             margin=args.margin,
+            bounds=BOUNDS if args.bounds is None else args.bounds,
             tokenizer=", ".join(args.tokenizer),
             tune=tune,
         )
@@ -150,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
         args.out.write_text(text, encoding="utf-8")
         fit = profile.meta["fit"]
         print(
-            f"wrote {args.out}: {len(texts)} documents, {len(tables.known_words or b'') // 4} known words and pieces, "
+            f"wrote {args.out}: {len(texts)} documents, {len(profile.cost_vectors())} bounds, "
+            f"{len(tables.known_words or b'') // 4} known words and pieces, "
             f"margin {profile.meta['margin']:.1%} ({profile.meta['margin_chosen']}), under-counted "
             f"{fit['under_share']:.1%}, mean over-count {fit['mean_over']:.1%} on the fitting corpus",
             file=sys.stderr,

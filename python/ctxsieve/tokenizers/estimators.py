@@ -88,7 +88,7 @@ def resolve_estimator(spec: EstimatorLike = None, where: str = "estimator") -> E
 
 
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
-    costs = profile.cost_vector()
+    costs = profile.cost_vectors()  # every bound: the estimate is the smallest
     known = profile.tables()
     estimate = live_estimate()  # resolved once: this runs on every model call
 

@@ -3,6 +3,9 @@
 Each file holds ``name``, ``family``, ``tokenizer`` (the file it was fitted against),
 ``costs`` (feature name -> thousandths of a token, see ``ctxsieve.kernels.calibrated``),
 ``margin`` (how it was fitted), ``fit`` (figures on the fitting corpus) and, optionally,
+``bounds``: further cost objects of the same shape, each also an upper bound (the estimate is
+the smallest of ``costs`` and each of them, ``fit_groups.fit_bounds``), at most
+``MAX_BOUNDS`` in all;
 ``known_words``: the hashes of the words the tokenizer encodes as one token
 (``{"count": n, "encoding": "zlib-delta-u32le-base64", "data": ...}``, see
 ``ctxsieve.tokenizers.vocab``), and the character tables ``char_extra``, ``digit_group``,
@@ -27,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from ctxsieve.errors import ConfigError
-from ctxsieve.kernels.calibrated import FEATURES, MAX_COST, check_piece_tokens, check_tables, known_words
+from ctxsieve.kernels.calibrated import (
+    FEATURES,
+    MAX_BOUNDS,
+    MAX_COST,
+    check_piece_tokens,
+    check_tables,
+    known_words,
+)
 from ctxsieve.tokenizers.vocab import ENCODING, decode_hashes, encode_hashes
 from ctxsieve.tokenizers.vocab_chars import CJK_PAIRS, PAIRS, TABLE_ENCODING, decode_table, encode_table
 from ctxsieve.tokenizers.vocab_pieces import TOKENS_ENCODING, decode_tokens, encode_tokens
@@ -54,11 +64,16 @@ class Profile:
     cjk_pairs: bytes | None = field(default=None, compare=False, repr=False)
     # the CJK tokens of 2 to 8 characters, UTF-8, one a line (``KnownWords.cjk_tokens``), or None
     cjk_tokens: bytes | None = field(default=None, compare=False, repr=False)
+    # further cost vectors (feature -> thousandths), each an upper bound: the estimate is the
+    # smallest of ``costs``' and each of these
+    bounds: tuple[dict[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         kw = self.known_words
         if kw is not None and (not isinstance(kw, bytes) or len(kw) % 4):
             raise ValueError("known_words: expected bytes of little-endian u32 hashes (a multiple of 4 long)")
+        if len(self.bounds) + 1 > MAX_BOUNDS:
+            raise ValueError(f"bounds: at most {MAX_BOUNDS - 1} beside costs, got {len(self.bounds)}")
 
     def tables(self) -> Any:
         """The live backend's ``KnownWords`` for this profile (words and character tables), or
@@ -70,7 +85,12 @@ class Profile:
         return known_words(kw, self.char_extra, self.digit_group, self.punct_pairs, self.cjk_pairs, self.cjk_tokens)
 
     def cost_vector(self) -> list[int]:
+        """The first bound's costs, one a feature (``costs``)."""
         return [self.costs.get(f, 0) for f in FEATURES]
+
+    def cost_vectors(self) -> list[list[int]]:
+        """Every bound's costs (``costs``, then ``bounds``): what the estimator takes."""
+        return [self.cost_vector(), *([b.get(f, 0) for f in FEATURES] for b in self.bounds)]
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -78,6 +98,7 @@ class Profile:
             "family": self.family,
             "tokenizer": self.tokenizer,
             "costs": {f: self.costs.get(f, 0) for f in FEATURES},
+            **({"bounds": [{f: b.get(f, 0) for f in FEATURES} for b in self.bounds]} if self.bounds else {}),
             **self.meta,
         }
         if self.known_words is not None:
@@ -106,18 +127,18 @@ def shipped_profiles() -> list[str]:
 def profile_from_json(data: Any, where: str) -> Profile:
     if not isinstance(data, dict) or not isinstance(data.get("costs"), dict):
         raise ConfigError(f"profile {where}: expected an object with a 'costs' object")
-    costs: dict[str, int] = {}
-    for key, value in data["costs"].items():
-        if key not in FEATURES:
-            raise ConfigError(f"profile {where}: unknown feature {key!r} (known: {', '.join(FEATURES)})")
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COST:
-            raise ConfigError(f"profile {where}: cost of {key!r} must be an int in [0, {MAX_COST}], got {value!r}")
-        costs[key] = value
+    costs = _costs(data["costs"], where, "costs")
+    more = data.get("bounds", [])
+    if not isinstance(more, list) or len(more) + 1 > MAX_BOUNDS:
+        got = f"{len(more)} objects" if isinstance(more, list) else type(more).__name__
+        raise ConfigError(f"profile {where}: 'bounds' must be a list of at most {MAX_BOUNDS - 1} cost objects, got {got}")
+    bounds = tuple(_costs(b, where, f"bounds[{i}]") for i, b in enumerate(more))
     own = (
         "name",
         "family",
         "tokenizer",
         "costs",
+        "bounds",
         "known_words",
         "char_extra",
         "digit_group",
@@ -140,7 +161,21 @@ def profile_from_json(data: Any, where: str) -> Profile:
         pairs,
         cjk_pairs,
         cjk_tokens,
+        bounds,
     )
+
+
+def _costs(spec: Any, where: str, key: str) -> dict[str, int]:
+    if not isinstance(spec, dict):
+        raise ConfigError(f"profile {where}: {key} must be an object (feature -> cost), got {type(spec).__name__}")
+    costs: dict[str, int] = {}
+    for name, value in spec.items():
+        if name not in FEATURES:
+            raise ConfigError(f"profile {where}: {key}: unknown feature {name!r} (known: {', '.join(FEATURES)})")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COST:
+            raise ConfigError(f"profile {where}: {key}: cost of {name!r} must be an int in [0, {MAX_COST}], got {value!r}")
+        costs[name] = value
+    return costs
 
 
 def _table(data: dict[str, Any], key: str, where: str, *size: Any) -> bytes | None:
