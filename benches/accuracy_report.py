@@ -16,7 +16,8 @@ Targets (issue 7): calibrated under-counts <= 1 % of documents, by <= 5 %, mean 
 ``--loco`` judges the fitting method instead of the shipped profiles: leave-one-category-out on
 the fit corpus (agent corpus plus the mixed corpus's fit and tune splits), each fold's margin
 chosen without the held-out category; ``--by-source`` splits the sources in two halves instead
-(``holdout_report.py``; issue 16's targets: <= 1 %, <= 5 %, mean over-count <= 25 %).
+(``holdout_report.py``; issue 16's targets: <= 1 %, <= 5 %, mean over-count <= 25 %); ``--bounds 3``
+judges the fit of several cost vectors (``fit_groups.fit_bounds``) instead of the shipped one.
 """
 
 from __future__ import annotations
@@ -168,11 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-floors", action="store_true", help="with --loco/--by-source: without the floors from the tokenizer"
     )
+    parser.add_argument(
+        "--bounds",
+        type=int,
+        default=1,
+        help="with --loco/--by-source: fit this many cost vectors (fit_groups.fit_bounds)",
+    )
     args = parser.parse_args(argv)
     if args.loco or args.by_source:
         from holdout_report import run
 
-        return run("loco" if args.loco else "source", args.family, args.margin, args.no_floors)
+        return run("loco" if args.loco else "source", args.family, args.margin, args.no_floors, args.bounds)
     by_kind: dict[str, dict[str, str]] = {}
     rows = report(args.corpus, by_kind)
     n = len(load_jsonl(args.corpus))

@@ -30,7 +30,9 @@ def _met(m: dict[str, float]) -> str:
     return "yes" if ok else "NO"
 
 
-def run(mode: str, families: list[str] | None = None, margin: float | None = None, no_floors: bool = False) -> int:
+def run(
+    mode: str, families: list[str] | None = None, margin: float | None = None, no_floors: bool = False, bounds: int = 1
+) -> int:
     from fit_profiles import family_probes, family_rows, fit_corpus, true_counts
 
     docs = fit_corpus()
@@ -47,6 +49,7 @@ def run(mode: str, families: list[str] | None = None, margin: float | None = Non
     agent = ~np.char.startswith(cats, "legacy_")
     how = "nested margins" if margin is None else f"margin {margin:.0%} in every fold"
     how += ", without the floors from the tokenizer" if no_floors else ""
+    how += f", {bounds} bounds" if bounds > 1 else ""
     print(
         f"mode: {mode} ({how}); {len(texts)} documents, {len(set(cats.tolist()))} categories, "
         f"{len(set(sources.tolist()))} sources\n"
@@ -62,7 +65,9 @@ def run(mode: str, families: list[str] | None = None, margin: float | None = Non
         truth = np.max(np.stack(list(truths.values())), axis=0) if name == "any" else truths[name]
         rows = family_rows(name, texts)[0]
         probes = None if no_floors else family_probes(name)
-        est, margins = holdout_estimates(rows, truth, chars, groups, fit_groups=cats, margin=margin, probes=probes)
+        est, margins = holdout_estimates(
+            rows, truth, chars, groups, fit_groups=cats, margin=margin, probes=probes, bounds=bounds
+        )
         m = measure(est.tolist(), truth.tolist())
         a = measure(est[agent].tolist(), truth[agent].tolist())
         ms = sorted(margins.values())

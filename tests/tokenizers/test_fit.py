@@ -173,14 +173,25 @@ def test_fit_grouped_bounds_the_probe_texts(load_family) -> None:  # type: ignor
     cjk = targets == FEATURES.index("cjk_piece")
     assert cjk.sum() == 48 and (rows[cjk, targets[cjk]] > 0).all()
     assert all(e >= n for e, n, c in zip(est, counts, cjk) if c)
-    # three groups, three bounds: each is raised on its own (the estimate is their smallest)
-    raised = profile.meta["tokenizer_floors"]["raised"]
-    assert len(raised) == len(profile.cost_vectors()) == 3 and all(r["cjk_piece"] > 0 for r in raised)
+    assert profile.meta["tokenizer_floors"]["raised"]["cjk_piece"] > 0
     assert profile.meta["tokenizer_floors"]["probe_texts"] == len(probes) == len(kinds)
     without = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", _no_probes(tables), margin=0.0)
     assert "tokenizer_floors" not in without.meta
-    for raised_bound, bound in zip(profile.cost_vectors(), without.cost_vectors(), strict=True):
+    assert all(a >= b for a, b in zip(profile.cost_vector(), without.cost_vector()))
+    # a group a kind of text, three bounds: each is raised on its own, and each bounds every probe
+    kinds = ["prose", "code", "ja", "ru"] * 3
+    three = fit_grouped(texts, truth, kinds, "t", tables, margin=0.0, bounds=3)
+    raised = three.meta["tokenizer_floors"]["raised"]
+    assert len(raised) == len(three.cost_vectors()) == 3 and all(r["cjk_piece"] > 0 for r in raised)
+    assert "the smallest of 3 bounds" in three.meta["method"]
+    for vector in three.cost_vectors():
+        alone = estimate_calibrated(list(probes), vector, tables.known())
+        assert all(e >= n for e, n, c in zip(alone, counts, cjk) if c)
+    unraised = fit_grouped(texts, truth, kinds, "t", _no_probes(tables), margin=0.0, bounds=3)
+    for raised_bound, bound in zip(three.cost_vectors(), unraised.cost_vectors(), strict=True):
         assert all(a >= b for a, b in zip(raised_bound, bound))
+    with pytest.raises(ValueError, match=r"bounds: must be an int in \[1, 8\], got 9"):
+        fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", tables, bounds=9)
 
 
 def _no_probes(tables: Tables) -> Tables:

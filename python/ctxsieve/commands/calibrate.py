@@ -12,10 +12,11 @@ other text file (one document), or a directory (each ``.txt``, ``.md``, ``.py``,
 
 The profile is fitted as the shipped ones are (``ctxsieve.tokenizers.fit_family``): the
 tokenizers' own tables (one-token words, CJK tokens, the extra tokens of each character, digit
-groups, pairs of marks), three cost vectors (bounds) that each bound every document, one fitted
-on each of three clusters of the groups (the estimate is the smallest; ``--bounds 1`` fits one),
-and a margin chosen by leaving one group of documents out: a JSONL line's ``category``, else the
-file it came from. Give the corpus
+groups, pairs of marks), costs that bound every document, and a margin chosen by leaving one
+group of documents out: a JSONL line's ``category``, else the file it came from. ``--bounds N``
+fits N cost vectors instead, one on each of N clusters of the groups (the estimate is the
+smallest): closer on the kinds of text the corpus holds, less safe on others (docs/tokenizers.md,
+"Several bounds"). Give the corpus
 as several files or categories of different kinds of text (JSON, code, prose, each language) so
 that the margin is judged on kinds of text the fit did not see; with fewer than three groups the
 margin is 5 % unless ``--margin`` says otherwise.
@@ -59,9 +60,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--bounds",
         type=int,
-        default=None,
+        default=1,
         metavar="N",
-        help="cost vectors, one fitted on each of N clusters of the groups (default 3, at most one a group; 1 to 8)",
+        help="cost vectors, one fitted on each of N clusters of the groups (default 1, at most one a group; 1 to 8)",
     )
     p.add_argument(
         "--tune",
@@ -129,7 +130,6 @@ def load_tokenizer(spec: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from ctxsieve.tokenizers.fit_family import fit_grouped, tokenizer_tables
-    from ctxsieve.tokenizers.fit_groups import BOUNDS
 
     docs = [d for path in args.corpus for d in load_corpus(path)]
     if not docs:
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             args.name,
             tables,
             margin=args.margin,
-            bounds=BOUNDS if args.bounds is None else args.bounds,
+            bounds=args.bounds,
             tokenizer=", ".join(args.tokenizer),
             tune=tune,
         )

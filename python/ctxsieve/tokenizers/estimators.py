@@ -88,7 +88,9 @@ def resolve_estimator(spec: EstimatorLike = None, where: str = "estimator") -> E
 
 
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
-    costs = profile.cost_vectors()  # every bound: the estimate is the smallest
+    vectors = profile.cost_vectors()  # every bound: the estimate is the smallest
+    # one bound as a flat vector: the binding checks one list of ints instead of a list of lists
+    costs: list[Any] = vectors[0] if len(vectors) == 1 else vectors
     known = profile.tables()
     estimate = live_estimate()  # resolved once: this runs on every model call
 

@@ -8,14 +8,13 @@ one token (``vocab.known_word_hashes``), the CJK tokens and the words a mark key
 marks some token holds (``vocab_chars``). With several tokenizers each table bounds all of them
 (sets intersected, extras the largest), so the profile bounds the largest count.
 
-The costs are fitted as the shipped profiles are (see ``fit_groups``): one cost vector for each
-of ``fit_groups.BOUNDS`` clusters of the groups, each bounding every document (the estimate is
-the smallest); weakly supported script classes at one token a character, piece features at least
-one token; ``unknown_word``, ``cjk_piece`` and ``u3_deva_thai`` raised until the tokenizers' own
-counts of synthetic text made of them are bounded (``probes``; the probe texts and their counts
-are part of the tables, ``Tables.probes``); the margin the smallest for which leaving one group
-of documents out (fitted the same way) under-counts at most 1 % of the documents, by at most
-5 % each where a margin can reach that. A group
+The costs are fitted as the shipped profiles are (see ``fit_groups``): weakly supported script
+classes at one token a character, piece features at least one token, the margin the smallest
+for which leaving one group of documents out under-counts at most 1 % of the documents, then
+``unknown_word``, ``cjk_piece`` and ``u3_deva_thai`` raised until the tokenizers' own counts of
+synthetic text made of them are bounded (``probes``; the probe texts and their counts are part
+of the tables, ``Tables.probes``); ``bounds=k`` fits k cost vectors instead, one a cluster of
+the groups, the estimate their smallest (``fit_groups.fit_bounds``). A group
 is what the corpus says a document is (``category`` of a JSONL line, else the file it came
 from); with fewer than ``MIN_GROUPS`` groups nothing can be held out and the margin is
 ``DEFAULT_MARGIN`` unless one is given.
@@ -41,14 +40,15 @@ from ctxsieve.kernels.calibrated import (
 )
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.fit_groups import (
-    BOUNDS,
     Probes,
     choose_margin,
     estimates,
     fit_bounds,
     fixed_point,
     smallest_margin,
+    tokenizer_floors,
     under_counted,
+    weak_classes,
 )
 from ctxsieve.tokenizers.probes import PROBE_TARGETS, probe_texts
 from ctxsieve.tokenizers.profiles import Profile
@@ -59,11 +59,12 @@ from ctxsieve.tokenizers.vocab_pieces import piece_tables
 MIN_GROUPS = 3  # with two, each fold's margin would be chosen on one group alone
 DEFAULT_MARGIN = 0.05
 METHOD = (
-    "fit_groups: the smallest of one bound per cluster of categories, each bounding every document; "
-    "weak script classes at one token a character plus char_extra; digit_piece, char_extra and "
-    "punct_break at least one token; unknown_word, cjk_piece and u3_deva_thai raised to bound the "
-    "tokenizer's probe texts; margin by leave-one-category-out (at most 1 % under-counted, by at most 5 %)"
+    "fit_groups: weak script classes at one token a character plus char_extra; digit_piece, "
+    "char_extra and punct_break at least one token; margin by leave-one-category-out; "
+    "unknown_word, cjk_piece and u3_deva_thai raised to bound the tokenizer's probe texts"
 )
+# what METHOD becomes with several bounds
+BOUNDS_METHOD = "; the smallest of {n} bounds, one fitted on each cluster of the groups, each bounding every document"
 
 
 ProbeCounts = tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]  # kinds, texts, true counts
@@ -143,18 +144,17 @@ def fit_grouped(
     tables: Tables,
     *,
     margin: float | None = None,
-    bounds: int = BOUNDS,
+    bounds: int = 1,
     family: str = "",
     tokenizer: str = "",
     corpus: str = "",
     tune: tuple[Sequence[str], Sequence[int]] | None = None,
 ) -> Profile:
     """The profile ``name`` fitted on ``texts`` (true counts ``truth``, one group label each) with
-    ``tables``: ``bounds`` cost vectors (at most one a group; 1 is a single bound).
+    ``tables``, as ``bounds`` cost vectors (at most one a group; the shipped profiles have one).
     ``margin=None`` chooses it: on ``tune`` (texts and true counts, disjoint from ``texts``) when
-    given, the smallest that under-counts at most 1 % of them (by at most 5 % where a margin
-    reaches that); else by leaving one group out (``DEFAULT_MARGIN`` with fewer than
-    ``MIN_GROUPS`` groups)."""
+    given, the smallest that under-counts at most 1 % of them; else by leaving one group out
+    (``DEFAULT_MARGIN`` with fewer than ``MIN_GROUPS`` groups)."""
     n = len(texts)
     if len(truth) != n or len(groups) != n:
         raise ValueError(f"truth and groups: expected {n} of each (one per text), got {len(truth)} and {len(groups)}")
@@ -168,35 +168,37 @@ def fit_grouped(
     g = np.asarray([str(x) for x in groups])
     rows = np.array(features_batch(list(texts), tables.known()), dtype=np.int64).reshape(n, len(FEATURES))
     chars = np.array([len(x) for x in texts], dtype=np.int64)
-    probes = probe_rows(tables)
-    costs = fit_bounds(rows, t, chars, g, probes, bounds=bounds)
+    program = fit_bounds(rows, t, chars, g, None, bounds=bounds)
     distinct = len(set(g.tolist()))
     if margin is not None:
         chosen_on = "given"
     elif tune is not None:
-        margin, chosen_on = _margin_on(tune, costs, tables), f"on {len(tune[0])} tuning documents"
+        margin, chosen_on = _margin_on(tune, program, tables), f"on {len(tune[0])} tuning documents"
     elif distinct >= MIN_GROUPS:
-        margin = choose_margin(rows, t, chars, g, probes=probes, bounds=bounds)
+        margin = choose_margin(rows, t, chars, g, bounds=bounds)
         chosen_on = f"leave-one-group-out over {distinct} groups"
     else:
         margin, chosen_on = DEFAULT_MARGIN, f"default (fewer than {MIN_GROUPS} groups to hold out)"
+    # the floors from the tokenizer come after the margin is chosen, on the program's costs
+    probes = probe_rows(tables)
+    weak = weak_classes(rows, chars, g, np.ones(n, dtype=bool))
+    costs = np.array([tokenizer_floors(c, probes, weak) for c in program])
     vectors = np.minimum(fixed_point(costs, margin), MAX_COST)
     fit = measure(estimates(rows, vectors).tolist(), t.tolist())
     meta = {
         "margin": margin,
         "margin_chosen": chosen_on,
-        "method": METHOD,
+        "method": METHOD + (BOUNDS_METHOD.format(n=len(costs)) if len(costs) > 1 else ""),
         "fit_corpus": corpus or f"{n} documents in {distinct} groups",
         "fit": {k: round(v, 4) for k, v in fit.items()},
         "fit_bytes": sum(len(x.encode("utf-8", "surrogatepass")) for x in texts),
     }
     if probes is not None:
-        # what the floors from the tokenizer added to each bound's program costs
-        program = fit_bounds(rows, t, chars, g, None, bounds=bounds)
+        # what the floors added to the program's costs: one object, or one a bound
         raised = [
             {FEATURES[i]: round(float(c[i] - p[i]), 4) for i in np.flatnonzero(c > p)} for c, p in zip(costs, program)
         ]
-        meta["tokenizer_floors"] = {"probe_texts": len(probes[1]), "raised": raised}
+        meta["tokenizer_floors"] = {"probe_texts": len(probes[1]), "raised": raised[0] if len(raised) == 1 else raised}
     first, *more = ({f: int(v) for f, v in zip(FEATURES, vector)} for vector in vectors)
     return Profile(
         name,

@@ -131,7 +131,9 @@ def profile_from_json(data: Any, where: str) -> Profile:
     more = data.get("bounds", [])
     if not isinstance(more, list) or len(more) + 1 > MAX_BOUNDS:
         got = f"{len(more)} objects" if isinstance(more, list) else type(more).__name__
-        raise ConfigError(f"profile {where}: 'bounds' must be a list of at most {MAX_BOUNDS - 1} cost objects, got {got}")
+        raise ConfigError(
+            f"profile {where}: 'bounds' must be a list of at most {MAX_BOUNDS - 1} cost objects, got {got}"
+        )
     bounds = tuple(_costs(b, where, f"bounds[{i}]") for i, b in enumerate(more))
     own = (
         "name",
@@ -173,7 +175,9 @@ def _costs(spec: Any, where: str, key: str) -> dict[str, int]:
         if name not in FEATURES:
             raise ConfigError(f"profile {where}: {key}: unknown feature {name!r} (known: {', '.join(FEATURES)})")
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COST:
-            raise ConfigError(f"profile {where}: {key}: cost of {name!r} must be an int in [0, {MAX_COST}], got {value!r}")
+            raise ConfigError(
+                f"profile {where}: {key}: cost of {name!r} must be an int in [0, {MAX_COST}], got {value!r}"
+            )
         costs[name] = value
     return costs
 
