@@ -195,6 +195,7 @@ def tables_only(name: str) -> Profile:
         digit_group=old.digit_group,
         punct_pairs=old.punct_pairs,
         cjk_tokens=piece_tokens(name),
+        bounds=old.bounds,
     )
 
 
