@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 from mixed_corpus import load_jsonl  # noqa: E402
 
 from ctxsieve import kernels  # noqa: E402
+from ctxsieve.commands.calibrate import bounds_arg  # noqa: E402
 from ctxsieve.tokenizers import Estimator, get_estimator, shipped_profiles  # noqa: E402
 from ctxsieve.tokenizers.fit import measure  # noqa: E402
 from ctxsieve.tokenizers.packaged import available_families, packaged_tokenizer  # noqa: E402
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--bounds",
-        type=int,
+        type=bounds_arg,
         default=1,
         help="with --loco/--by-source: fit this many cost vectors (fit_groups.fit_bounds)",
     )

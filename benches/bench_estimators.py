@@ -43,7 +43,7 @@ def _group(benchmark: Any) -> None:
 @pytest.mark.parametrize("threads", ["all", "one"])
 def test_calibrated_native(benchmark: Any, threads: str) -> None:
     profile = load_profile("o200k")
-    costs, known = profile.cost_vectors(), _native_tables(profile)
+    costs, known = profile.kernel_costs(), _native_tables(profile)
 
     def whole(texts: list[str]) -> list[int]:
         return _native.calibrated_estimate(texts, costs, known)
@@ -58,7 +58,7 @@ def test_calibrated_native(benchmark: Any, threads: str) -> None:
 
 def test_calibrated_reference(benchmark: Any) -> None:
     profile = load_profile("o200k")
-    costs = profile.cost_vectors()
+    costs = profile.kernel_costs()
     p = profile
     known = calibrated.KnownWords(p.known_words, p.char_extra, p.digit_group, p.punct_pairs, p.cjk_pairs, p.cjk_tokens)
     head = TEXTS[:40]

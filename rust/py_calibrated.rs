@@ -28,7 +28,7 @@ fn calibrated_costs(costs: &Bound<'_, PyAny>) -> PyResult<Vec<Costs>> {
         let at = cost_path(Some(b));
         let v = snapshot(&at, v).map_err(|_| {
             PyTypeError::new_err(format!(
-                "{at}: expected a list of {NUM_FEATURES} ints (one cost vector a bound), got {}",
+                "{at}: expected a list of {NUM_FEATURES} ints (a cost vector for each bound), got {}",
                 type_name(v)
             ))
         })?;

@@ -66,7 +66,7 @@ def test_profile_from_a_file(tmp_path: Path) -> None:
         ("[]", "expected an object"),
         ('{"costs": {}, "bounds": {"doc": 1}}', "'bounds' must be a list of at most 7 cost objects, got dict"),
         ('{"costs": {}, "bounds": [{}, {}, {}, {}, {}, {}, {}, {}]}', "at most 7 cost objects, got 8 objects"),
-        ('{"costs": {}, "bounds": [{}, [1]]}', r"bounds\[1\] must be an object \(feature -> cost\), got list"),
+        ('{"costs": {}, "bounds": [{}, [1]]}', r"bounds\[1\]: expected an object \(feature -> cost\), got list"),
         ('{"costs": {}, "bounds": [{}, {"doc": -1}]}', r"bounds\[1\]: cost of 'doc' must be an int"),
         ('{"costs": {}, "bounds": [{"nope": 1}]}', r"bounds\[0\]: unknown feature 'nope'"),
     ],
@@ -95,9 +95,11 @@ def test_a_profile_of_several_bounds_estimates_their_smallest(tmp_path: Path) ->
     again = tmp_path / "again.json"
     again.write_text(json.dumps(profile.to_json()))
     assert load_profile(again).cost_vectors() == profile.cost_vectors()
+    assert profile.kernel_costs() == profile.cost_vectors()
     one = tmp_path / "one.json"
-    one.write_text(json.dumps({"name": "one", "costs": data["costs"]}))
-    assert "bounds" not in load_profile(one).to_json()
+    one.write_text(json.dumps({"name": "one", "costs": data["costs"], "bounds": None}))
+    assert "bounds" not in load_profile(one).to_json()  # null is absent, as for every optional key
+    assert load_profile(one).kernel_costs() == load_profile(one).cost_vector()  # one bound: flat
     assert get_estimator(f"calibrated:{one}")(["0123456789"]) == [10]
 
 

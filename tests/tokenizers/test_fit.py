@@ -178,18 +178,22 @@ def test_fit_grouped_bounds_the_probe_texts(load_family) -> None:  # type: ignor
     without = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", _no_probes(tables), margin=0.0)
     assert "tokenizer_floors" not in without.meta
     assert all(a >= b for a, b in zip(profile.cost_vector(), without.cost_vector()))
-    # a group a kind of text, three bounds: each is raised on its own, and each bounds every probe
+    # three bounds asked for: each bound is raised on its own and bounds every probe (on a corpus
+    # this small they may come out alike, and are then written once)
     kinds = ["prose", "code", "ja", "ru"] * 3
     three = fit_grouped(texts, truth, kinds, "t", tables, margin=0.0, bounds=3)
     raised = three.meta["tokenizer_floors"]["raised"]
-    assert len(raised) == len(three.cost_vectors()) == 3 and all(r["cjk_piece"] > 0 for r in raised)
-    assert "the smallest of 3 bounds" in three.meta["method"]
-    for vector in three.cost_vectors():
+    vectors = three.cost_vectors()
+    assert len({tuple(v) for v in vectors}) == len(vectors)
+    assert (raised["cjk_piece"] > 0) if len(vectors) == 1 else all(r["cjk_piece"] > 0 for r in raised)
+    for vector in vectors:
         alone = estimate_calibrated(list(probes), vector, tables.known())
         assert all(e >= n for e, n, c in zip(alone, counts, cjk) if c)
-    unraised = fit_grouped(texts, truth, kinds, "t", _no_probes(tables), margin=0.0, bounds=3)
-    for raised_bound, bound in zip(three.cost_vectors(), unraised.cost_vectors(), strict=True):
-        assert all(a >= b for a, b in zip(raised_bound, bound))
+    # groups alike (each holds all four kinds): the clusters cannot tell them apart, and the
+    # bounds that come out the same are written once
+    alike = fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", tables, margin=0.0, bounds=3)
+    vectors = alike.cost_vectors()
+    assert len({tuple(v) for v in vectors}) == len(vectors) < 3
     with pytest.raises(ValueError, match=r"bounds: must be an int in \[1, 8\], got 9"):
         fit_grouped(texts, truth, ["a", "b", "c"] * 4, "t", tables, bounds=9)
 

@@ -236,3 +236,20 @@ def test_held_out_with_two_bounds_over_counts_less_and_under_counts_no_more() ->
         est, _ = fg.holdout_estimates(rows, truth, chars, cats, margin=0.02, bounds=bounds)
         results[bounds] = (float((est < truth).mean()), float((est / truth - 1).mean()))
     assert results[2][0] <= results[1][0] and results[2][1] < results[1][1] / 10
+
+
+def test_every_bound_is_raised_to_the_probes() -> None:
+    """The floors from the tokenizer apply to each bound on its own: two distinct bounds, each
+    bounding the probe of unknown words, each left as fitted elsewhere."""
+    rows, truth, chars, cats = _two_kinds(8)
+    probe = _rows({UNKNOWN: 20})
+    probes = (probe, np.array([60]), np.array([UNKNOWN]))
+    plain = fg.fit_bounds(rows, truth, chars, cats, None, bounds=2)
+    raised = fg.fit_bounds(rows, truth, chars, cats, probes, bounds=2)
+    assert len({tuple(r) for r in plain}) == 2
+    for before, after in zip(plain, raised, strict=True):
+        assert fg.estimates(probe, fg.fixed_point(after, 0.0))[0] >= 60
+        changed = np.flatnonzero(after != before)
+        assert changed.tolist() == [UNKNOWN]
+    with pytest.raises(ValueError, match=r"bounds: must be an int in \[1, 8\], got 0"):
+        fg.fit_bounds(rows, truth, chars, cats, None, bounds=0)

@@ -59,7 +59,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument(
         "--bounds",
-        type=int,
+        type=bounds_arg,
         default=1,
         metavar="N",
         help="cost vectors, one fitted on each of N clusters of the groups (default 1, at most one a group; 1 to 8)",
@@ -126,6 +126,16 @@ def load_tokenizer(spec: str) -> Any:
     if est.tokenizer is None:
         raise ConfigError(f"--tokenizer {spec}: calibrate needs an exact tokenizer (hf:, tiktoken:, sentencepiece:)")
     return est.tokenizer
+
+
+def bounds_arg(text: str) -> int:
+    """``--bounds``, checked before any tokenizer counts the corpus."""
+    from ctxsieve.tokenizers.fit_groups import check_bounds
+
+    try:
+        return check_bounds(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if "bounds" in str(exc) else f"not an int: {text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:

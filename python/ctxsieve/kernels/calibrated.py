@@ -213,7 +213,7 @@ def check_costs(costs: list[Any]) -> list[list[int]]:
     for b, vector in enumerate(costs):
         if not isinstance(vector, list):
             raise TypeError(
-                f"costs[{b}]: expected a list of {NUM_FEATURES} ints (one cost vector a bound), "
+                f"costs[{b}]: expected a list of {NUM_FEATURES} ints (a cost vector for each bound), "
                 f"got {type(vector).__name__}"
             )
         out.append(_cost_vector(vector, f"costs[{b}]"))

@@ -88,9 +88,7 @@ def resolve_estimator(spec: EstimatorLike = None, where: str = "estimator") -> E
 
 
 def calibrated_estimator(profile: Profile, name: str | None = None) -> Estimator:
-    vectors = profile.cost_vectors()  # every bound: the estimate is the smallest
-    # one bound as a flat vector: the binding checks one list of ints instead of a list of lists
-    costs: list[Any] = vectors[0] if len(vectors) == 1 else vectors
+    costs = profile.kernel_costs()  # every bound: the estimate is the smallest
     known = profile.tables()
     estimate = live_estimate()  # resolved once: this runs on every model call
 

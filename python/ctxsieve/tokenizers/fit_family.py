@@ -30,7 +30,6 @@ import numpy as np
 
 from ctxsieve.kernels.calibrated import (
     FEATURES,
-    MAX_BOUNDS,
     MAX_COST,
     PAIR_TABLE_BYTES,
     features_batch,
@@ -41,6 +40,7 @@ from ctxsieve.kernels.calibrated import (
 from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.fit_groups import (
     Probes,
+    check_bounds,
     choose_margin,
     estimates,
     fit_bounds,
@@ -163,8 +163,7 @@ def fit_grouped(
         raise ValueError("the corpus has no non-empty document to fit on")
     if margin is not None and not 0 <= margin < 1:
         raise ValueError(f"margin: must be in [0, 1), got {margin!r}")
-    if isinstance(bounds, bool) or not isinstance(bounds, int) or not 1 <= bounds <= MAX_BOUNDS:
-        raise ValueError(f"bounds: must be an int in [1, {MAX_BOUNDS}], got {bounds!r}")
+    check_bounds(bounds)
     g = np.asarray([str(x) for x in groups])
     rows = np.array(features_batch(list(texts), tables.known()), dtype=np.int64).reshape(n, len(FEATURES))
     chars = np.array([len(x) for x in texts], dtype=np.int64)
@@ -184,6 +183,10 @@ def fit_grouped(
     weak = weak_classes(rows, chars, g, np.ones(n, dtype=bool))
     costs = np.array([tokenizer_floors(c, probes, weak) for c in program])
     vectors = np.minimum(fixed_point(costs, margin), MAX_COST)
+    # bounds that came out alike (groups alike, or a cluster whose weights moved nothing) are one
+    _, first_seen = np.unique(vectors, axis=0, return_index=True)
+    keep = np.sort(first_seen)
+    vectors, costs, program = vectors[keep], costs[keep], program[keep]
     fit = measure(estimates(rows, vectors).tolist(), t.tolist())
     meta = {
         "margin": margin,

@@ -30,10 +30,10 @@ did not see:
   (``clusters``) and one cost vector is fitted per cluster: each bounds *every* fitting
   document, but its objective is the mean over-count of its own cluster's documents (the others
   weigh ``OTHER_WEIGHT``); the estimator takes the smallest (it reads the text once, then one
-  dot product a bound). Held out by category it over-counts the fit corpus 3-6 points less, but
-  on the corpora written apart from it (the judge and the independent corpus) it under-counts
-  more at the same over-count for cl100k, Llama 3 and DeepSeek: the points it saves come from
-  fitting the fit corpus's kinds of text more closely (docs/tokenizers.md, "Several bounds").
+  dot product a bound). Held out by category it over-counts the fit corpus up to 3.7 points
+  less for six of the nine profiles, but on the corpora written apart from it (the judge and the
+  independent corpus) it under-counts more for cl100k, o200k and DeepSeek: the points it saves
+  come from fitting the fit corpus's kinds of text more closely (docs/tokenizers.md, "Several bounds").
 
 ``holdout_estimates`` is leave-one-category-out itself (or a split by source, with the source
 labels as groups); ``nested=True`` also chooses each fold's margin without the held-out
@@ -53,7 +53,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import CHAR_EXTRA, DIGIT_PIECE, DOC, FEATURES, PUNCT_BREAK, SCALE
+from ctxsieve.kernels.calibrated import CHAR_EXTRA, DIGIT_PIECE, DOC, FEATURES, MAX_BOUNDS, PUNCT_BREAK, SCALE
 from ctxsieve.tokenizers.fit import _simplex_max, measure
 
 # UTF-8 length of the characters each script class counts: the most tokens one can cost
@@ -217,6 +217,14 @@ def tokenizer_floors(costs: np.ndarray, probes: Probes | None, fixed: Sequence[i
     return out
 
 
+def check_bounds(bounds: object) -> int:
+    """``bounds`` when it is an int in ``[1, MAX_BOUNDS]`` (how many cost vectors a profile
+    may hold), else ValueError."""
+    if isinstance(bounds, bool) or not isinstance(bounds, int) or not 1 <= bounds <= MAX_BOUNDS:
+        raise ValueError(f"bounds: must be an int in [1, {MAX_BOUNDS}], got {bounds!r}")
+    return bounds
+
+
 def fit_bounds(
     rows: np.ndarray,
     truth: np.ndarray,
@@ -229,8 +237,9 @@ def fit_bounds(
     """Float cost vectors (one row a bound) at margin 0 fitted on the documents under ``mask``:
     one a cluster of groups (``clusters``), each bounding every document and weighing its own
     cluster's over-count (the others at ``OTHER_WEIGHT``), each then ``tokenizer_floors`` (weak
-    classes of the fold left alone; ``probes=None``: the program's costs). ``bounds=1``:
-    ``fit_costs`` alone."""
+    classes of the fold left alone; ``probes=None``: the program's costs). ``bounds=1``: one
+    fit, no clusters (``check_bounds``)."""
+    check_bounds(bounds)
     mask = np.ones(len(truth), dtype=bool) if mask is None else mask
     weak = weak_classes(rows, chars, groups, mask)
     if bounds <= 1:

@@ -72,6 +72,7 @@ class Profile:
         kw = self.known_words
         if kw is not None and (not isinstance(kw, bytes) or len(kw) % 4):
             raise ValueError("known_words: expected bytes of little-endian u32 hashes (a multiple of 4 long)")
+        object.__setattr__(self, "bounds", tuple(self.bounds))  # a list given: compared as a tuple
         if len(self.bounds) + 1 > MAX_BOUNDS:
             raise ValueError(f"bounds: at most {MAX_BOUNDS - 1} beside costs, got {len(self.bounds)}")
 
@@ -89,8 +90,14 @@ class Profile:
         return [self.costs.get(f, 0) for f in FEATURES]
 
     def cost_vectors(self) -> list[list[int]]:
-        """Every bound's costs (``costs``, then ``bounds``): what the estimator takes."""
+        """Every bound's costs (``costs``, then ``bounds``)."""
         return [self.cost_vector(), *([b.get(f, 0) for f in FEATURES] for b in self.bounds)]
+
+    def kernel_costs(self) -> list[int] | list[list[int]]:
+        """The costs as the estimate kernel takes them: one vector flat (the binding then checks
+        one list of ints, not a list of lists), several as a list."""
+        vectors = self.cost_vectors()
+        return vectors[0] if len(vectors) == 1 else vectors
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -128,7 +135,7 @@ def profile_from_json(data: Any, where: str) -> Profile:
     if not isinstance(data, dict) or not isinstance(data.get("costs"), dict):
         raise ConfigError(f"profile {where}: expected an object with a 'costs' object")
     costs = _costs(data["costs"], where, "costs")
-    more = data.get("bounds", [])
+    more = data.get("bounds") or []  # null or [] as absent, like every optional key
     if not isinstance(more, list) or len(more) + 1 > MAX_BOUNDS:
         got = f"{len(more)} objects" if isinstance(more, list) else type(more).__name__
         raise ConfigError(
@@ -169,7 +176,7 @@ def profile_from_json(data: Any, where: str) -> Profile:
 
 def _costs(spec: Any, where: str, key: str) -> dict[str, int]:
     if not isinstance(spec, dict):
-        raise ConfigError(f"profile {where}: {key} must be an object (feature -> cost), got {type(spec).__name__}")
+        raise ConfigError(f"profile {where}: {key}: expected an object (feature -> cost), got {type(spec).__name__}")
     costs: dict[str, int] = {}
     for name, value in spec.items():
         if name not in FEATURES:
