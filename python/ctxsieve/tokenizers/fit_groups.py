@@ -157,9 +157,9 @@ def clusters(rows: np.ndarray, truth: np.ndarray, groups: np.ndarray, mask: np.n
     Each group is its documents' mean feature row per true token (what a token of it is made
     of), ``doc`` left out (one a document: per token it says how long the documents are, and
     standardised that noise weighed as much as any script), standardised feature by feature
-    across the groups; k-means from the farthest-first
-    start (the group farthest from the centre, then each time the group farthest from those
-    chosen), so the same corpus always gives the same clusters. Fewer groups than ``k``: one
+    across the groups; k-means from the farthest-first start (the group farthest from the
+    centre, then each time the group farthest from those chosen), so the same corpus always
+    gives the same clusters. Fewer groups than ``k``: one
     cluster a group."""
     out = np.full(len(truth), -1, dtype=np.int64)
     use = mask & (truth > 0)
