@@ -53,6 +53,10 @@ def test_keyboard_interrupt_in_any_command_is_one_line_and_130(monkeypatch, caps
 EVAL = ["-m", "ctxsieve.cli", "eval", "--retriever", "bm25", "--budgets", "500,750,1000,1500,2000,3000,4000"]
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("after", [1.5, 2.5, 4.0], ids=lambda s: f"{s}s")
 def test_ctrl_c_during_eval_exits_with_one_line_and_130(tmp_path: Path, after: float):
     """SIGINT at a few moments of a real run (preparing, building windows): each time one line
@@ -63,6 +67,10 @@ def test_ctrl_c_during_eval_exits_with_one_line_and_130(tmp_path: Path, after: f
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a suite started in the background by a shell without job control inherits SIGINT
+        # ignored, and Python then installs no KeyboardInterrupt handler: the child gets the
+        # disposition a terminal's Ctrl-C meets
+        preexec_fn=_sigint_default,
     )
     try:
         time.sleep(after)
