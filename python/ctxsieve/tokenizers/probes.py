@@ -15,6 +15,12 @@ its feature's cost is raised until the tokenizer's own count of every probe is b
   the tokenizer holds as one token, or any), ideographs and kana the tokenizer holds as one token,
   in words of 1-8: every character is a piece of its own, priced by ``cjk_piece``.
 * ``thai``, ``deva``: words of random Thai and Devanagari letters, priced by ``u3_deva_thai``.
+* ``emoji_held``, ``emoji_any``: runs of 1-3 random emoji (U+1F300-U+1F6FF and U+1F900-U+1F9FF,
+  those the tokenizer holds as one token, or any) separated by spaces, as chat sends them:
+  priced by ``u4`` (the extra tokens of one not held are ``char_extra``'s, floored apart).
+  Added 2026-12-04: a fold, and the full fit too, priced ``u4`` from the emoji the corpora
+  happen to hold, at 0.21 token a character for DeepSeek, while 😂 is one token of its own; a
+  chat line ``"alice: lol 😂😂 lol 😂😂\n"`` repeated 20 times was 240 tokens and estimated 165.
 
 Held characters are read from the ``char_extra`` table (extra 0: one token alone), so the probes
 follow the tokenizer. Twelve texts a kind, 200 to 4,000 characters, seeded: the same tables give
@@ -32,7 +38,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ctxsieve.kernels.calibrated import CJK_PIECE, U3_DEVA_THAI, UNKNOWN_WORD
+from ctxsieve.kernels.calibrated import CJK_PIECE, U3_DEVA_THAI, U4, UNKNOWN_WORD
 
 # each probe kind and the feature whose cost it floors
 PROBE_TARGETS = {
@@ -44,6 +50,8 @@ PROBE_TARGETS = {
     "kana_held": CJK_PIECE,
     "thai": U3_DEVA_THAI,
     "deva": U3_DEVA_THAI,
+    "emoji_held": U4,
+    "emoji_any": U4,
 }
 PROBE_SEED = 16
 PER_KIND = 12
@@ -56,6 +64,7 @@ EN_FREQ = dict(
 )
 THAI = [chr(c) for c in (*range(0x0E01, 0x0E3A), *range(0x0E40, 0x0E4E))]
 DEVANAGARI = [chr(c) for c in range(0x0905, 0x0950)]
+EMOJI = ((0x1F300, 0x1F6FF), (0x1F900, 0x1F9FF))  # pictographs, emoticons, transport; supplemental
 
 
 def _lines(rng: random.Random, word: Callable[[], str], size: int, sep: str = " ") -> str:
@@ -116,6 +125,11 @@ def probe_texts(char_extra_table: bytes, *, seed: int = PROBE_SEED, per_kind: in
                 text = _lines(rng, _chars(rng, _held(extra, 0x4E00, 0x9FFF), 1, 8), size, sep)
             elif kind == "kana_held":
                 text = _lines(rng, _chars(rng, _held(extra, 0x3041, 0x30FF), 1, 8), size, "")
+            elif kind in ("emoji_held", "emoji_any"):
+                cps = np.concatenate([np.arange(lo, hi + 1) for lo, hi in EMOJI])
+                held = cps[extra[cps] == 0] if kind == "emoji_held" else cps
+                pool = [chr(int(c)) for c in (held if len(held) else cps)]
+                text = _lines(rng, _chars(rng, pool, 1, 3), size)
             elif kind == "thai":
                 text = _lines(rng, _chars(rng, THAI, 2, 10), size)
             else:
