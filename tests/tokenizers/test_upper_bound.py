@@ -1,10 +1,10 @@
 """Every shipped profile bounds its family's true counts on corpora it was not fitted on.
 
 The held-out split of the mixed corpus (its fit and tune splits are in the fit corpus): at most
-1 % of documents under-counted, by at most 5 %, mean over-count at most 32 % (the profiles refitted
+1 % of documents under-counted, by at most 5 %, mean over-count at most 33 % (the profiles refitted
 for issue 16 bound the agent corpus too, and over-count 19.6-29.1 % here with ``ws_word``; the limit was 30 % until
 the floors from the tokenizer raised ``unknown_word``, ``cjk_piece`` and ``u3_deva_thai``:
-DeepSeek 24.0 to 30.8 %). The check corpus (``benches/data/check.jsonl``, written apart from the
+DeepSeek 24.0 to 30.8 %; 32 % until the emoji probes raised ``u4``: DeepSeek 30.8 to 32.1 %). The check corpus (``benches/data/check.jsonl``, written apart from the
 fit corpus, adversarial shapes included): every under-count within 5 %, at most 5 % of documents
 under (cl100k 1.4 %, 3.5 % before ``ws_word``: brackets around every word, hex dumps, base64),
 mean over-count at most 30 % (docs/tokenizers.md; 16-26 % with ``ws_word``). ``any`` against
@@ -24,7 +24,7 @@ from ctxsieve.tokenizers.fit import measure
 from ctxsieve.tokenizers.packaged import FAMILIES
 
 # (max share of documents under-counted, max under-count, max mean over-count)
-TARGETS = (0.01, 0.05, 0.32)
+TARGETS = (0.01, 0.05, 0.33)
 LIMITS = {family: TARGETS for family in FAMILIES}
 # "any" must bound every family as tightly; it over-counts a lot (docs/tokenizers.md: 20-91 %,
 # 16-85 % before the floors from the tokenizer)
@@ -59,3 +59,27 @@ def test_profile_bounds_the_check_corpus(family: str, load_family) -> None:  # t
         assert m["under_share"] <= share, (name, m)
         assert m["worst_under"] <= worst, (name, m)
         assert m["mean_over"] <= over, (name, m)
+
+
+# Chat of the common emoji, each a line repeated so the per-document cost cannot cover it. Until
+# the emoji probes (``probes.emoji_held``) six profiles priced ``u4`` from the few emoji the
+# corpora hold: DeepSeek's estimate of the first chat was 165 tokens where it is 240, Qwen's and
+# Claude legacy's short too. Not a probe text: the probes are random emoji, these the usual ones.
+EMOJI_CHATS = [
+    "alice: lol 😂😂 lol 😂😂\n" * 20,
+    "bob: 🔥🔥🔥 this is fire 🔥🔥🔥 this is fire\n" * 20,
+    "carol: ok 👍 sad 😢 thanks 🙏 👀 looking into it\n" * 20,
+    "😂\n" * 100,
+    " ".join(["🎉", "😍", "🚀", "🤔", "😭", "💯", "👏", "🙌"] * 30),
+]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_profile_bounds_emoji_chat(family: str, load_family) -> None:  # type: ignore[no-untyped-def]
+    truth = load_family(family).count(EMOJI_CHATS)
+    for name in (family, "any"):
+        est = get_estimator(f"calibrated:{name}")(EMOJI_CHATS)
+        # within the worst under-count the targets allow (5 %): Mistral SentencePiece's line
+        # of single emoji between spaces is 3.5 % short (each is `▁` and the emoji, 2 tokens)
+        short = [(t[:30], e, n) for t, e, n in zip(EMOJI_CHATS, est, truth) if e < 0.95 * n]
+        assert not short, (name, short)

@@ -15,8 +15,9 @@ its feature's cost is raised until the tokenizer's own count of every probe is b
   the tokenizer holds as one token, or any), ideographs and kana the tokenizer holds as one token,
   in words of 1-8: every character is a piece of its own, priced by ``cjk_piece``.
 * ``thai``, ``deva``: words of random Thai and Devanagari letters, priced by ``u3_deva_thai``.
-* ``emoji_held``, ``emoji_any``: runs of 1-3 random emoji (U+1F300-U+1F6FF and U+1F900-U+1F9FF,
-  those the tokenizer holds as one token, or any) separated by spaces, as chat sends them:
+* ``emoji_held``, ``emoji_any``: random emoji (U+1F300-U+1F6FF and U+1F900-U+1F9FF, those the
+  tokenizer spends the fewest tokens on alone, one for a tokenizer that holds any, or any), one a word or in runs of up to 3, the words between
+  spaces, on lines of their own or side by side, as chat sends them:
   priced by ``u4`` (the extra tokens of one not held are ``char_extra``'s, floored apart).
   Added 2026-12-04: a fold, and the full fit too, priced ``u4`` from the emoji the corpora
   happen to hold, at 0.21 token a character for DeepSeek, while 😂 is one token of its own; a
@@ -127,9 +128,16 @@ def probe_texts(char_extra_table: bytes, *, seed: int = PROBE_SEED, per_kind: in
                 text = _lines(rng, _chars(rng, _held(extra, 0x3041, 0x30FF), 1, 8), size, "")
             elif kind in ("emoji_held", "emoji_any"):
                 cps = np.concatenate([np.arange(lo, hi + 1) for lo, hi in EMOJI])
-                held = cps[extra[cps] == 0] if kind == "emoji_held" else cps
-                pool = [chr(int(c)) for c in (held if len(held) else cps)]
-                text = _lines(rng, _chars(rng, pool, 1, 3), size)
+                # the cheapest alone: a tokenizer's common emoji (what chat sends) are those
+                held = cps[extra[cps] == extra[cps].min()] if kind == "emoji_held" else cps
+                pool = [chr(int(c)) for c in held]
+                # every shape a chat has: one emoji a word or runs, between spaces, on lines of
+                # their own, or side by side (a text of runs between spaces alone left a line
+                # of one emoji, or one between spaces, short: Llama 3, Mistral SentencePiece)
+                sep, longest = ("", " ", "\n")[i % 3], (1, 3)[i % 2]
+                # size + 1: `_lines` counts a newline after its last line, which the text does
+                # not hold (a text of single emoji side by side came out 199 characters long)
+                text = _lines(rng, _chars(rng, pool, 1, longest), size + 1, sep)
             elif kind == "thai":
                 text = _lines(rng, _chars(rng, THAI, 2, 10), size)
             else:
