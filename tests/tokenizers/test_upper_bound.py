@@ -1,16 +1,15 @@
-"""Every shipped profile bounds its family's true counts on corpora it was not fitted on.
-
-The held-out split of the mixed corpus (its fit and tune splits are in the fit corpus): at most
-1 % of documents under-counted, by at most 5 %, mean over-count at most 33 % (the profiles refitted
-for issue 16 bound the agent corpus too, and over-count 19.6-29.1 % here with ``ws_word``; the limit was 30 % until
-the floors from the tokenizer raised ``unknown_word``, ``cjk_piece`` and ``u3_deva_thai``:
-DeepSeek 24.0 to 30.8 %; 32 % until the emoji probes raised ``u4``: DeepSeek 30.8 to 32.1 %). The check corpus (``benches/data/check.jsonl``, written apart from the
-fit corpus, adversarial shapes included): every under-count within 5 %, at most 5 % of documents
-under (cl100k 1.4 %, 3.5 % before ``ws_word``: brackets around every word, hex dumps, base64),
-mean over-count at most 30 % (docs/tokenizers.md; 16-26 % with ``ws_word``). ``any`` against
-Mistral's SentencePiece model is allowed 7 %: with the piece features of issue 16 it prices
-mixed alphanumeric runs lower, and one base64 blob of random bytes (106 characters) is 6.4 % short
-(its own profile: 3.6 %)."""
+"""Every shipped profile bounds its family's true counts on corpora it was not fitted on.  The
+held-out split of the mixed corpus (its fit and tune splits are in the fit corpus): at most 1 % of
+documents under-counted, by at most 5 %, mean over-count at most 33 % (the profiles refitted for
+issue 16 bound the agent corpus too, and over-count 19.6-29.1 % here with ``ws_word``; the limit
+was 30 % until the floors from the tokenizer raised ``unknown_word``, ``cjk_piece`` and
+``u3_deva_thai``: DeepSeek 24.0 to 30.8 %; 32 % until the emoji probes raised ``u4``: DeepSeek 30.8
+to 32.1 %). The check corpus (``benches/data/check.jsonl``, written apart from the fit corpus,
+adversarial shapes included): every under-count within 5 %, at most 5 % of documents under (cl100k
+1.4 %, 3.5 % before ``ws_word``: brackets around every word, hex dumps, base64), mean over-count at
+most 30 % (docs/tokenizers.md; 16-26 % with ``ws_word``). ``any`` against Mistral's SentencePiece
+model is allowed 7 %: with the piece features of issue 16 it prices mixed alphanumeric runs lower,
+and one base64 blob of random bytes (106 characters) is 6.4 % short (its own profile: 3.6 %)."""
 
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ its feature's cost is raised until the tokenizer's own count of every probe is b
   in words of 1-8: every character is a piece of its own, priced by ``cjk_piece``.
 * ``thai``, ``deva``: words of random Thai and Devanagari letters, priced by ``u3_deva_thai``.
 * ``emoji_held``, ``emoji_any``: random emoji (U+1F300-U+1F6FF and U+1F900-U+1F9FF, those the
-  tokenizer spends the fewest tokens on alone, one for a tokenizer that holds any, or any), one a word or in runs of up to 3, the words between
-  spaces, on lines of their own or side by side, as chat sends them:
-  priced by ``u4`` (the extra tokens of one not held are ``char_extra``'s, floored apart).
+  tokenizer spends the fewest tokens on alone, one for a tokenizer that holds any, or any), one a
+  word or in runs of up to 3, the words between spaces, on lines of their own or side by side, as
+  chat sends them: priced by ``u4`` (the extra tokens of one not held are ``char_extra``'s, floored apart).
   Added 2026-12-04: a fold, and the full fit too, priced ``u4`` from the emoji the corpora
   happen to hold, at 0.21 token a character for DeepSeek, while 😂 is one token of its own; a
   chat line ``"alice: lol 😂😂 lol 😂😂\n"`` repeated 20 times was 240 tokens and estimated 165.
