@@ -29,7 +29,7 @@ pub use known::{
     piece_pair_bit, piece_step, prefix_hash, word_hash, KnownWords, PieceTable, TableError,
 };
 
-pub const NUM_FEATURES: usize = 38;
+pub const NUM_FEATURES: usize = 39;
 pub const SCALE: u128 = 1000;
 pub const MAX_COST: u64 = 1_000_000;
 pub const MIXED_MIN: u64 = 6;
@@ -72,6 +72,7 @@ pub const PUNCT_BREAK: usize = 34;
 pub const CJK_PIECE: usize = 35;
 pub const UNKNOWN_WORD: usize = 36;
 pub const WS_WORD: usize = 37;
+pub const SPACE_BREAK: usize = 38;
 
 /// Code points the `char_extra` table covers (2 bits each); beyond it a character's extra is
 /// its UTF-8 length less one, the byte-level worst case.
@@ -120,7 +121,7 @@ pub enum CostError {
 
 /// The reference's `OLD_LENGTH_HINT`, word for word.
 const OLD_LENGTH_HINT: &str =
-    "; a vector from before ws_word (the last feature) estimates as it did with 0 appended";
+    "; a vector from before ws_word or space_break (the last features) estimates as it did with 0s appended";
 
 /// `costs` or `costs[b]`: where a refused vector sits.
 pub fn cost_path(bound: Option<usize>) -> String {
@@ -139,8 +140,9 @@ impl std::fmt::Display for CostError {
                     f,
                     "{at}: expected {NUM_FEATURES} items (one per feature), got {n}"
                 )?;
-                // one short: most likely saved before `ws_word` (the last feature) was added
-                if *n + 1 == NUM_FEATURES {
+                // one or two short: most likely saved before `ws_word` and `space_break` (the
+                // last features) were added
+                if (NUM_FEATURES - 2..NUM_FEATURES).contains(n) {
                     write!(f, "{OLD_LENGTH_HINT}")?;
                 }
                 Ok(())

@@ -364,6 +364,10 @@ pub fn features(text: &[u8], known: Option<&KnownWords>) -> [u64; NUM_FEATURES] 
                 }
                 f[SPACE] += 1;
                 f[SPACE_REPEAT] += (i - start - 1) as u64;
+                // a space no tokenizer joins to the control after it, nor any but Claude's to
+                // the digit after it
+                f[SPACE_BREAK] +=
+                    u64::from(i < n && matches!(LEAD[text[i] as usize] as usize, DIGIT | CTRL));
                 prev = c;
                 prev_word_char = false;
                 // an ASCII word after the spaces is looked up here, and a space after a known

@@ -48,6 +48,18 @@ fn a_tab_before_a_word_counts_in_ws_word() {
 }
 
 #[test]
+fn a_space_before_a_digit_or_a_control_counts_in_space_break() {
+    // once a run of spaces, after a mark, a letter or a digit, and before ESC, NUL and DEL
+    let f = features(b"[2, 2, 6]  a    12 b 3 \x1b[0m \x00 \x7f", None);
+    assert_eq!((f[SPACE], f[SPACE_REPEAT], f[SPACE_BREAK]), (9, 4, 7));
+    // not before a letter, a mark, a non-ASCII digit or the end; not a tab or a newline
+    assert_eq!(
+        features("a (1\t2\n3 \u{663} ".as_bytes(), None)[SPACE_BREAK],
+        0
+    );
+}
+
+#[test]
 fn mixed_runs_replace_their_regular_counts() {
     assert_eq!(
         named("a1b2c3"),
@@ -305,11 +317,11 @@ fn several_bounds_estimate_their_minimum() {
 fn cost_checks_mirror_the_reference() {
     assert_eq!(
         check_costs(&[0; 3], None).unwrap_err().to_string(),
-        "costs: expected 38 items (one per feature), got 3"
+        "costs: expected 39 items (one per feature), got 3"
     );
     assert_eq!(
         check_costs(&[0; 3], Some(2)).unwrap_err().to_string(),
-        "costs[2]: expected 38 items (one per feature), got 3"
+        "costs[2]: expected 39 items (one per feature), got 3"
     );
     assert_eq!(
         CostError::Bounds(9).to_string(),

@@ -156,6 +156,21 @@ def test_a_tab_before_a_word_is_ws_word() -> None:
     assert native_features(texts) == [ref.features(t) for t in texts]
 
 
+def test_a_space_before_a_digit_or_a_control_is_space_break() -> None:
+    """A run of spaces directly before an ASCII digit or control counts once in ``space_break``
+    on top of ``space``/``space_repeat``: a JSON list's separators, an aligned column, a space
+    before a mixed run and after a known word, before ESC, NUL and DEL; not a space before a
+    letter, a mark, a non-ASCII digit, the end, nor a tab or newline before a digit. Both sides, with and without a word set."""
+    texts = ["[2, 2, 6]", "a    12 b", "x 1a2b3c4d the 7", " 1", "a (1\t2\n3 \u0663 ", "1 ", "a \x1b[0m \x00 \x7f"]
+    assert [ref.classify(t)["space_break"] for t in texts] == [2, 1, 2, 1, 0, 0, 3]
+    assert [ref.classify(t)["space"] for t in texts] == [2, 2, 3, 1, 3, 1, 3]
+    assert native_features(texts) == [ref.features(t) for t in texts]
+    theirs, ours = both_known([b" the"])
+    with_words = [ref.features(t, ours) for t in texts]
+    assert native_features(texts, theirs) == with_words
+    assert with_words[2][ref.KNOWN_WORD] == 1 and with_words[2][ref.SPACE_BREAK] == 2
+
+
 def test_huge_text_agrees() -> None:
     text = ("Syng vf 12345 a1b2c3d4 中文 😀\ud800 the cat \n    " * 20_000)[:-1]
     costs = [ref.MAX_COST] * ref.NUM_FEATURES
@@ -214,15 +229,19 @@ def test_a_bad_bound_is_named_by_its_place() -> None:
             fn(["a"], [[0] * N] * 9)
 
 
-def test_a_vector_one_short_says_how_to_keep_its_old_estimates() -> None:
-    # a 37-item vector saved before ws_word: the message tells the user to append a 0
-    old = list(range(1, N))
+def test_a_vector_one_or_two_short_says_how_to_keep_its_old_estimates() -> None:
+    # 38 items saved before space_break, 37 before ws_word: the message tells the user to append 0s
+    for old in (list(range(1, N)), list(range(1, N - 1))):
+        for fn in (native.calibrated_estimate, ref.estimate_reference):
+            with pytest.raises(
+                ValueError, match=rf"got {len(old)}; a vector from before ws_word or space_break .* with 0s appended$"
+            ):
+                fn(["a\tb"], old)
+        padded = old + [0] * (N - len(old))
+        assert native.calibrated_estimate(["a\tb 1"], padded) == ref.estimate_reference(["a\tb 1"], padded)
     for fn in (native.calibrated_estimate, ref.estimate_reference):
-        with pytest.raises(ValueError, match=r"got 37; a vector from before ws_word .* with 0 appended$"):
-            fn(["a\tb"], old)
-    assert native.calibrated_estimate(["a\tb"], [*old, 0]) == ref.estimate_reference(["a\tb"], [*old, 0])
-    with pytest.raises(ValueError, match=r"got 36$"):
-        ref.estimate_reference(["a"], old[:-1])
+        with pytest.raises(ValueError, match=rf"got {N - 3}$"):
+            fn(["a"], list(range(N - 3)))
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from ctxsieve.kernels.calibrated_classes import (
     _COMMON,
     CHAR_EXTRA,
     CJK_PIECE,
+    CTRL,
     DIGIT,
     DIGIT_PIECE,
     DIGIT_RUN,
@@ -28,6 +29,7 @@ from ctxsieve.kernels.calibrated_classes import (
     PUNCT_RUN,
     RARE_BIGRAM,
     SPACE,
+    SPACE_BREAK,
     SPACE_REPEAT,
     U2_CLASSES,
     UNKNOWN_WORD,
@@ -192,6 +194,8 @@ def features(text: str, known: KnownWords | None = None) -> list[int]:
                 f[CHAR_EXTRA] += char_extra(cp, table)
             if c == SPACE:
                 f[SPACE_REPEAT if prev == SPACE else SPACE] += 1
+                if i + 1 < n and char_class(ord(text[i + 1])) in (DIGIT, CTRL):
+                    f[SPACE_BREAK] += 1
             elif c in U2_CLASSES:
                 f[c] += 1
                 if prev not in WORD_CLASSES:
