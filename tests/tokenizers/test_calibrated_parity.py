@@ -160,7 +160,8 @@ def test_a_space_before_a_digit_or_a_control_is_space_break() -> None:
     """A run of spaces directly before an ASCII digit or control counts once in ``space_break``
     on top of ``space``/``space_repeat``: a JSON list's separators, an aligned column, a space
     before a mixed run and after a known word, before ESC, NUL and DEL; not a space before a
-    letter, a mark, a non-ASCII digit, the end, nor a tab or newline before a digit. Both sides, with and without a word set."""
+    letter, a mark, a non-ASCII digit, the end, nor a tab or newline before a digit. Both sides,
+    with and without a word set."""
     texts = ["[2, 2, 6]", "a    12 b", "x 1a2b3c4d the 7", " 1", "a (1\t2\n3 \u0663 ", "1 ", "a \x1b[0m \x00 \x7f"]
     assert [ref.classify(t)["space_break"] for t in texts] == [2, 1, 2, 1, 0, 0, 3]
     assert [ref.classify(t)["space"] for t in texts] == [2, 2, 3, 1, 3, 1, 3]

@@ -159,7 +159,6 @@ from ctxsieve.kernels.calibrated_classes import (
     RARE_BIGRAM,
     SCALE,
     SPACE,
-    SPACE_BREAK,
     SPACE_REPEAT,
     U2_CLASSES,
     U2_CYRILLIC,
